@@ -1,0 +1,34 @@
+// A reduction tree over abstract nodes, as the tree builders produce it.
+//
+// Node 0 is the sink (it ends with the result). parent[i] is the node that i sends its partial result to;
+// builders visit nodes in insertion order, so parent[i] < i for every i > 0 and parent[0] == -1.
+// release_s, when not empty, is the earliest time node i may start sending (Algorithm 2 fixes transfer times
+// to respect its limit on concurrent transfers); otherwise a node sends as soon as its partial result is ready
+// (Proposition 3).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace redux {
+
+struct Tree {
+    std::vector<int32_t> parent;
+    std::vector<double> release_s;  // empty, or one entry per node
+    double builder_makespan_s = 0;  // the length the builder predicts under the real costs (reversed-time clock)
+
+    int32_t size() const { return static_cast<int32_t>(parent.size()); }
+};
+
+// Children of every node in compressed form: children of i are child[offset[i] .. offset[i+1]).
+struct ChildLists {
+    std::vector<int32_t> offset;
+    std::vector<int32_t> child;
+};
+
+// Groups children by parent, each group in increasing node order. `parent` may be any forest labelling with
+// -1 for roots.
+ChildLists child_lists(const std::vector<int32_t>& parent);
+
+}  // namespace redux

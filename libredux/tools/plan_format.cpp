@@ -1,0 +1,265 @@
+// Renders a redux::Plan as JSON, text or Graphviz dot (see plan_format.hpp).
+//
+// Times in JSON are written with std::to_chars, the shortest text that reads back as the same double, so a
+// program reading the JSON gets exactly the planner's numbers. Text and dot round to 9 and 6 significant
+// digits for the eye. The tree is walked with an explicit stack: a plan may be a chain a million ranks deep.
+#include "plan_format.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+namespace redux::tools {
+namespace {
+
+// Beyond this depth the text tree stops indenting further and prints the depth instead, so a deep chain
+// stays linear in size.
+constexpr int32_t max_indent_levels = 32;
+
+void put_json_number(std::ostream& out, double x) {
+    if (!std::isfinite(x)) {  // JSON has no inf or nan; a validated plan never produces them
+        out << "null";
+        return;
+    }
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, x);
+    out.write(buffer, result.ptr - buffer);
+}
+
+// Seconds for people: `significant_digits` digits, no trailing zeros ("0.5", "1.5e-06").
+std::string seconds_text(double x, int significant_digits) {
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, "%.*g", significant_digits, x);
+    return buffer;
+}
+
+std::string text_s(double x) { return seconds_text(x, 9) + " s"; }
+std::string dot_s(double x) { return seconds_text(x, 6) + " s"; }
+
+const char* joins_word(const Plan& plan, int32_t child_index) {
+    return plan.child_joins_left[static_cast<size_t>(child_index)] ? "left" : "right";
+}
+
+// "sink", "root", both, or nullptr for any other rank.
+const char* role_of(const Plan& plan, int32_t rank) {
+    const bool sink = rank == plan.sink;
+    const bool root = rank == plan.request.root;
+    if (sink && root) return "sink, root";
+    if (sink) return "sink";
+    if (root) return "root";
+    return nullptr;
+}
+
+bool is_limited(const Plan& plan) { return strategy_needs_limit(plan.request.strategy); }
+
+// "7 ranks, strategy optimal, d = 1 s, c = 1 s, root 0, commutative"
+std::string request_summary(const Plan& plan, std::string (*format_s)(double)) {
+    const PlanRequest& request = plan.request;
+    std::string summary = std::to_string(request.ranks) + (request.ranks == 1 ? " rank" : " ranks") + ", strategy " +
+                          cli_strategy_name(request.strategy);
+    if (is_limited(plan)) summary += " (limit " + std::to_string(request.limit) + ")";
+    summary += ", d = " + format_s(request.costs.transfer_s) + ", c = " + format_s(request.costs.compute_s);
+    summary += ", root " + std::to_string(request.root);
+    summary += request.commutative ? ", commutative" : ", non-commutative";
+    return summary;
+}
+
+// Ranks that send, by send start time (ties in rank order).
+std::vector<int32_t> senders_by_start(const Plan& plan) {
+    std::vector<int32_t> senders;
+    senders.reserve(plan.parent.size());
+    for (int32_t rank = 0; rank < static_cast<int32_t>(plan.parent.size()); ++rank) {
+        if (plan.parent[static_cast<size_t>(rank)] >= 0) senders.push_back(rank);
+    }
+    std::stable_sort(senders.begin(), senders.end(), [&](int32_t a, int32_t b) {
+        return plan.send_start_s[static_cast<size_t>(a)] < plan.send_start_s[static_cast<size_t>(b)];
+    });
+    return senders;
+}
+
+template <typename Values, typename Put>
+void put_json_array(std::ostream& out, const Values& values, Put put) {
+    out << '[';
+    for (size_t i = 0; i < values.size(); ++i) {
+        if (i > 0) out << ", ";
+        put(values[i]);
+    }
+    out << ']';
+}
+
+void put_json_children(std::ostream& out, const Plan& plan) {
+    out << '[';
+    const size_t ranks = plan.parent.size();
+    for (size_t rank = 0; rank < ranks; ++rank) {
+        if (rank > 0) out << ", ";
+        out << '[';
+        for (int32_t i = plan.child_offset[rank]; i < plan.child_offset[rank + 1]; ++i) {
+            if (i > plan.child_offset[rank]) out << ", ";
+            out << "{\"rank\": " << plan.child_rank[static_cast<size_t>(i)] << ", \"joins\": \"" << joins_word(plan, i)
+                << "\"}";
+        }
+        out << ']';
+    }
+    out << ']';
+}
+
+void write_text_tree(std::ostream& out, const Plan& plan) {
+    const PlanRequest& request = plan.request;
+    out << "tree (children in fold order; ready = partial result complete):\n";
+    // (rank, depth, index of the rank in child_rank or -1 for the sink)
+    struct Visit {
+        int32_t rank;
+        int32_t depth;
+        int32_t child_index;
+    };
+    std::vector<Visit> stack{{plan.sink, 0, -1}};
+    while (!stack.empty()) {
+        const Visit visit = stack.back();
+        stack.pop_back();
+        const auto r = static_cast<size_t>(visit.rank);
+        out << std::string(2 * static_cast<size_t>(std::min(visit.depth, max_indent_levels)), ' ');
+        if (visit.depth > max_indent_levels) out << "(depth " << visit.depth << ") ";
+        out << "rank " << visit.rank;
+        if (visit.child_index >= 0 && !request.commutative) out << "  joins " << joins_word(plan, visit.child_index);
+        out << "  ready " << text_s(plan.ready_s[r]);
+        if (visit.child_index >= 0) out << "  sends at " << text_s(plan.send_start_s[r]);
+        if (const char* role = role_of(plan, visit.rank)) out << "  [" << role << ']';
+        out << '\n';
+        for (int32_t i = plan.child_offset[r + 1] - 1; i >= plan.child_offset[r]; --i) {
+            stack.push_back({plan.child_rank[static_cast<size_t>(i)], visit.depth + 1, i});
+        }
+    }
+}
+
+void write_text_schedule(std::ostream& out, const Plan& plan) {
+    const double transfer_s = plan.request.costs.transfer_s;
+    out << "schedule (transfers by start time):\n";
+    for (const int32_t rank : senders_by_start(plan)) {
+        const double start_s = plan.send_start_s[static_cast<size_t>(rank)];
+        out << "  t=" << text_s(start_s) << "  rank " << rank << " -> rank " << plan.parent[static_cast<size_t>(rank)]
+            << "  (arrives " << text_s(start_s + transfer_s) << ")\n";
+    }
+    if (plan.final_transfer) {
+        out << "  t=" << text_s(plan.tree_makespan_s) << "  rank " << plan.sink << " -> rank " << plan.request.root
+            << "  (arrives " << text_s(plan.makespan_s) << ")  final transfer of the result to the root\n";
+    }
+    if (plan.parent.size() == 1) out << "  (none: a single rank already holds the result)\n";
+}
+
+}  // namespace
+
+std::string cli_strategy_name(Strategy strategy) {
+    std::string name(strategy_name(strategy));
+    std::replace(name.begin(), name.end(), '_', '-');
+    return name;
+}
+
+std::optional<Strategy> parse_cli_strategy(std::string_view name) {
+    if (auto strategy = parse_strategy(name)) return strategy;
+    for (const auto& [from, to] : {std::pair{'_', '-'}, std::pair{'-', '_'}}) {
+        std::string respelled(name);
+        std::replace(respelled.begin(), respelled.end(), from, to);
+        if (auto strategy = parse_strategy(respelled)) return strategy;
+    }
+    return std::nullopt;
+}
+
+void write_plan_json(std::ostream& out, const Plan& plan) {
+    const PlanRequest& request = plan.request;
+    const auto put_int = [&](int32_t x) { out << x; };
+    const auto put_double = [&](double x) { put_json_number(out, x); };
+
+    out << "{\n  \"ranks\": " << request.ranks;
+    out << ",\n  \"strategy\": \"" << cli_strategy_name(request.strategy) << '"';
+    out << ",\n  \"d\": ";
+    put_double(request.costs.transfer_s);
+    out << ",\n  \"c\": ";
+    put_double(request.costs.compute_s);
+    out << ",\n  \"limit\": ";
+    if (is_limited(plan)) {
+        out << request.limit;
+    } else {
+        out << "null";
+    }
+    out << ",\n  \"root\": " << request.root;
+    out << ",\n  \"commutative\": " << (request.commutative ? "true" : "false");
+    out << ",\n  \"sink\": " << plan.sink;
+    out << ",\n  \"final_transfer\": " << (plan.final_transfer ? "true" : "false");
+    out << ",\n  \"makespan\": ";
+    put_double(plan.makespan_s);
+    out << ",\n  \"tree_makespan\": ";
+    put_double(plan.tree_makespan_s);
+    out << ",\n  \"lower_bound\": ";
+    put_double(plan.lower_bound_s);
+    out << ",\n  \"upper_bound\": ";
+    put_double(plan.upper_bound_s);
+    out << ",\n  \"parent\": ";
+    put_json_array(out, plan.parent, put_int);
+    out << ",\n  \"children\": ";
+    put_json_children(out, plan);
+    out << ",\n  \"ready\": ";
+    put_json_array(out, plan.ready_s, put_double);
+    out << ",\n  \"send_start\": ";
+    put_json_array(out, plan.send_start_s, put_double);
+    out << ",\n  \"release\": ";
+    if (plan.release_s.empty()) {
+        out << "null";
+    } else {
+        put_json_array(out, plan.release_s, put_double);
+    }
+    out << "\n}\n";
+}
+
+void write_plan_text(std::ostream& out, const Plan& plan) {
+    out << "reduction plan: " << request_summary(plan, text_s) << '\n';
+    write_text_tree(out, plan);
+    write_text_schedule(out, plan);
+    out << "makespan " << text_s(plan.makespan_s);
+    if (plan.final_transfer) {
+        out << "  (tree " << text_s(plan.tree_makespan_s) << " + final transfer "
+            << text_s(plan.makespan_s - plan.tree_makespan_s) << ")";
+    }
+    out << '\n';
+    out << "bounds on the optimal makespan for " << plan.request.ranks << (plan.request.ranks == 1 ? " rank" : " ranks")
+        << ": lower " << text_s(plan.lower_bound_s) << ", upper " << text_s(plan.upper_bound_s) << '\n';
+}
+
+void write_plan_dot(std::ostream& out, const Plan& plan) {
+    const PlanRequest& request = plan.request;
+    out << "digraph redux_plan {\n";
+    out << "  graph [rankdir=BT, labelloc=t, fontname=\"Helvetica\", label=\"" << request_summary(plan, dot_s)
+        << "\\nmakespan " << dot_s(plan.makespan_s) << "\"];\n";
+    out << "  node [shape=box, fontname=\"Helvetica\"];\n";
+    out << "  edge [fontname=\"Helvetica\", fontsize=10];\n";
+    const auto ranks = static_cast<int32_t>(plan.parent.size());
+    for (int32_t rank = 0; rank < ranks; ++rank) {
+        out << "  r" << rank << " [label=\"rank " << rank;
+        if (const char* role = role_of(plan, rank)) out << " (" << role << ')';
+        out << "\\nready " << dot_s(plan.ready_s[static_cast<size_t>(rank)]) << '"';
+        if (rank == plan.sink) out << ", style=filled, fillcolor=lightblue";
+        if (rank == request.root) out << ", peripheries=2, penwidth=2";
+        out << "];\n";
+    }
+    // Edges parent by parent, each parent's children in fold order.
+    for (int32_t rank = 0; rank < ranks; ++rank) {
+        const auto r = static_cast<size_t>(rank);
+        for (int32_t i = plan.child_offset[r]; i < plan.child_offset[r + 1]; ++i) {
+            const int32_t child = plan.child_rank[static_cast<size_t>(i)];
+            out << "  r" << child << " -> r" << rank
+                << " [label=\"t=" << dot_s(plan.send_start_s[static_cast<size_t>(child)]);
+            if (!request.commutative) out << " (" << joins_word(plan, i) << ")";
+            out << "\"];\n";
+        }
+    }
+    if (plan.final_transfer) {
+        out << "  r" << plan.sink << " -> r" << request.root << " [label=\"final t=" << dot_s(plan.tree_makespan_s)
+            << "\", style=dashed, color=red, fontcolor=red, constraint=false];\n";
+    }
+    out << "}\n";
+}
+
+}  // namespace redux::tools

@@ -1,0 +1,202 @@
+// redux-plan: prints the reduction plan libredux would run for N ranks under the costs (d, c).
+//
+//   redux-plan --ranks N --d D --c C [--strategy optimal|fibonacci|binomial|transfers-limited|reducers-limited]
+//              [--limit K] [--root R] [--noncommutative] [--format json|text|dot]
+//
+// The command line is parsed into a PlanRequest, checked with redux::validate (so the tool and the library
+// reject the same requests), planned with redux::make_plan and written by plan_format. Exit status: 0 on
+// success and for --help, 2 for a bad command line (one line on stderr saying what is wrong), 1 otherwise.
+#include "plan/planner.hpp"
+#include "plan_format.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <string>
+
+namespace {
+
+constexpr int exit_ok = 0;
+constexpr int exit_failure = 1;
+constexpr int exit_usage = 2;
+
+constexpr std::array all_strategies = {redux::Strategy::optimal, redux::Strategy::fibonacci, redux::Strategy::binomial,
+                                       redux::Strategy::transfers_limited, redux::Strategy::reducers_limited};
+
+enum class OutputFormat { json, text, dot };
+
+// What the command line asked for, as typed; checked and converted by make_request().
+struct CommandLine {
+    std::string ranks_text;
+    std::string transfer_s_text;
+    std::string compute_s_text;
+    std::string strategy_text = "optimal";
+    std::string limit_text;
+    bool limit_given = false;
+    std::string root_text = "0";
+    bool noncommutative = false;
+    std::string format_text = "json";
+};
+
+int usage_error(const std::string& message) {
+    std::cerr << "redux-plan: " << message << "\nRun 'redux-plan --help' for usage.\n";
+    return exit_usage;
+}
+
+std::string strategy_list(const char* separator) {
+    std::string list;
+    for (const redux::Strategy strategy : all_strategies) {
+        if (!list.empty()) list += separator;
+        list += redux::tools::cli_strategy_name(strategy);
+    }
+    return list;
+}
+
+// Reads the whole of `text` as a decimal integer that fits in int32_t; otherwise explains in `error`.
+bool read_int32(const char* option, const std::string& text, int32_t& value, std::string& error) {
+    char* end = nullptr;
+    errno = 0;
+    const long long parsed = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE ||
+        parsed < std::numeric_limits<int32_t>::min() || parsed > std::numeric_limits<int32_t>::max()) {
+        error = std::string(option) + ": '" + text + "' is not a 32-bit integer";
+        return false;
+    }
+    value = static_cast<int32_t>(parsed);
+    return true;
+}
+
+// Reads the whole of `text` as a number of seconds. Sign and finiteness are redux::validate's business.
+bool read_seconds(const char* option, const std::string& text, double& value, std::string& error) {
+    char* end = nullptr;
+    value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) {
+        error = std::string(option) + ": '" + text + "' is not a number of seconds";
+        return false;
+    }
+    return true;
+}
+
+std::optional<OutputFormat> parse_format(const std::string& text) {
+    if (text == "json") return OutputFormat::json;
+    if (text == "text") return OutputFormat::text;
+    if (text == "dot") return OutputFormat::dot;
+    return std::nullopt;
+}
+
+void add_options(CLI::App& app, CommandLine& line) {
+    app.add_option("--ranks", line.ranks_text, "number of ranks taking part in the reduction (>= 1)")
+        ->required()
+        ->type_name("N");
+    app.add_option("--d", line.transfer_s_text, "time to transfer one element between two ranks, in seconds")
+        ->required()
+        ->type_name("D");
+    app.add_option("--c", line.compute_s_text, "time of one application of the operator, in seconds")
+        ->required()
+        ->type_name("C");
+    app.add_option("--strategy", line.strategy_text, "tree to build: " + strategy_list("|") + " (default optimal)")
+        ->type_name("NAME");
+    app.add_option("--limit", line.limit_text,
+                   "at most K concurrent transfers (transfers-limited) or K reducing ranks (reducers-limited)")
+        ->type_name("K");
+    app.add_option("--root", line.root_text, "rank that ends with the result (default 0)")->type_name("R");
+    app.add_flag("--noncommutative", line.noncommutative,
+                 "the operator is not commutative: ranks fold in rank order (the result may need one more transfer)");
+    app.add_option("--format", line.format_text, "output: json|text|dot (default json)")->type_name("FORMAT");
+    app.footer("Exit status: 0 on success, 2 for a bad command line.");
+}
+
+// Turns the typed command line into a valid request, or returns nothing with `error` saying why.
+std::optional<redux::PlanRequest> make_request(const CommandLine& line, std::string& error) {
+    redux::PlanRequest request;
+    request.commutative = !line.noncommutative;
+    if (!read_int32("--ranks", line.ranks_text, request.ranks, error) ||
+        !read_seconds("--d", line.transfer_s_text, request.costs.transfer_s, error) ||
+        !read_seconds("--c", line.compute_s_text, request.costs.compute_s, error) ||
+        !read_int32("--root", line.root_text, request.root, error)) {
+        return std::nullopt;
+    }
+
+    const std::optional<redux::Strategy> strategy = redux::tools::parse_cli_strategy(line.strategy_text);
+    if (!strategy) {
+        error =
+            "--strategy: unknown strategy '" + line.strategy_text + "' (expected one of " + strategy_list(", ") + ")";
+        return std::nullopt;
+    }
+    request.strategy = *strategy;
+
+    if (line.limit_given) {
+        if (!read_int32("--limit", line.limit_text, request.limit, error)) return std::nullopt;
+        if (request.limit < 1) {
+            error = "--limit: K must be at least 1, got " + line.limit_text;
+            return std::nullopt;
+        }
+    } else if (redux::strategy_needs_limit(request.strategy)) {
+        error = "--strategy " + redux::tools::cli_strategy_name(request.strategy) + " needs --limit K";
+        return std::nullopt;
+    }
+    if (!redux::strategy_needs_limit(request.strategy)) request.limit = 0;  // ignored by the other strategies
+
+    error = redux::validate(request);
+    if (!error.empty()) return std::nullopt;
+    return request;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Prints the reduction tree and schedule libredux plans for N ranks under the cost model (d, c).",
+                 "redux-plan"};
+    CommandLine line;
+    add_options(app, line);
+    try {
+        app.parse(argc, argv);
+        line.limit_given = app.get_option("--limit")->count() > 0;
+    } catch (const CLI::CallForHelp&) {
+        std::cout << app.help();
+        return exit_ok;
+    } catch (const CLI::CallForAllHelp&) {
+        std::cout << app.help("", CLI::AppFormatMode::All);
+        return exit_ok;
+    } catch (const CLI::ParseError& e) {
+        return usage_error(e.what());
+    }
+
+    std::string error;
+    const std::optional<redux::PlanRequest> request = make_request(line, error);
+    if (!request) return usage_error(error);
+    const std::optional<OutputFormat> format = parse_format(line.format_text);
+    if (!format) return usage_error("--format: unknown format '" + line.format_text + "' (expected json, text or dot)");
+
+    try {
+        const redux::Plan plan = redux::make_plan(*request);
+        std::ios::sync_with_stdio(false);
+        switch (*format) {
+            case OutputFormat::json:
+                redux::tools::write_plan_json(std::cout, plan);
+                break;
+            case OutputFormat::text:
+                redux::tools::write_plan_text(std::cout, plan);
+                break;
+            case OutputFormat::dot:
+                redux::tools::write_plan_dot(std::cout, plan);
+                break;
+        }
+        std::cout.flush();
+        if (!std::cout) {
+            std::cerr << "redux-plan: could not write the plan to standard output\n";
+            return exit_failure;
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "redux-plan: " << e.what() << '\n';
+        return exit_failure;
+    }
+    return exit_ok;
+}
