@@ -81,7 +81,8 @@ TEST(Proposition8, AsPrintedItIsTooSmallWhenKIsNotAPowerOfTwo) {
     // For K a power of two the corrected bound is the printed one.
     for (int64_t n = 2; n <= 300; ++n) {
         for (int64_t k = 1; k <= n / 2; k *= 2) {
-            ASSERT_DOUBLE_EQ(limited_upper_bound_s(n, k, {1.0, 1.0}), limited_upper_bound_as_printed_s(n, k, {1.0, 1.0}))
+            ASSERT_DOUBLE_EQ(limited_upper_bound_s(n, k, {1.0, 1.0}),
+                             limited_upper_bound_as_printed_s(n, k, {1.0, 1.0}))
                 << "n=" << n << " K=" << k;
         }
     }

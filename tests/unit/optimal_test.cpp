@@ -21,8 +21,8 @@ TEST(Algorithm1, EqualsExhaustiveSearchForEveryTreeUpTo8Ranks) {  // Theorem 4
     for (const Costs& costs : cost_grid()) {
         for (int32_t n = 1; n <= 8; ++n) {
             const double greedy = simulate(optimal_tree(n, costs).parent, costs).makespan_s;
-            EXPECT_NEAR(greedy, testing::best_makespan(n, costs), kTol) << "n=" << n << " d=" << costs.transfer_s
-                                                                        << " c=" << costs.compute_s;
+            EXPECT_NEAR(greedy, testing::best_makespan(n, costs), kTol)
+                << "n=" << n << " d=" << costs.transfer_s << " c=" << costs.compute_s;
         }
     }
 }

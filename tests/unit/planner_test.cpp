@@ -33,8 +33,7 @@ TEST(Planner, ValidationNamesTheBadField) {
     EXPECT_NE(with([](PlanRequest& r) { r.costs.compute_s = INFINITY; }).find("c "), std::string::npos);
     EXPECT_NE(with([](PlanRequest& r) { r.root = 8; }).find("root"), std::string::npos);
     EXPECT_NE(with([](PlanRequest& r) { r.root = -1; }).find("root"), std::string::npos);
-    EXPECT_NE(with([](PlanRequest& r) { r.strategy = Strategy::reducers_limited; }).find("limit"),
-              std::string::npos);
+    EXPECT_NE(with([](PlanRequest& r) { r.strategy = Strategy::reducers_limited; }).find("limit"), std::string::npos);
     EXPECT_THROW(make_plan(PlanRequest{0, {1, 1}, Strategy::optimal, 0, 0, true}), std::invalid_argument);
 }
 

@@ -19,8 +19,8 @@ TEST(Simulator, StarPipelinesTransfersUnderFolds) {  // k elements on one machin
         const std::vector<int32_t> star{-1, 0, 0, 0, 0};
         const Simulation sim = simulate(star, costs);
         EXPECT_DOUBLE_EQ(sim.makespan_s, costs.transfer_s + 3 * costs.max_s() + costs.compute_s);
-        EXPECT_EQ(sim.send_start_s, (std::vector<double>{-1, 0, costs.transfer_s, 2 * costs.transfer_s,
-                                                         3 * costs.transfer_s}));
+        EXPECT_EQ(sim.send_start_s,
+                  (std::vector<double>{-1, 0, costs.transfer_s, 2 * costs.transfer_s, 3 * costs.transfer_s}));
     }
 }
 

@@ -26,11 +26,16 @@ constexpr std::array<std::pair<Strategy, std::string_view>, 5> kStrategyNames{{
 
 Tree build_tree(const PlanRequest& r) {
     switch (r.strategy) {
-        case Strategy::optimal: return optimal_tree(r.ranks, r.costs);
-        case Strategy::fibonacci: return fibonacci_strategy_tree(r.ranks, r.costs);
-        case Strategy::binomial: return binomial_strategy_tree(r.ranks, r.costs);
-        case Strategy::transfers_limited: return transfers_limited_tree(r.ranks, r.costs, r.limit);
-        case Strategy::reducers_limited: return reducers_limited_tree(r.ranks, r.costs, r.limit);
+        case Strategy::optimal:
+            return optimal_tree(r.ranks, r.costs);
+        case Strategy::fibonacci:
+            return fibonacci_strategy_tree(r.ranks, r.costs);
+        case Strategy::binomial:
+            return binomial_strategy_tree(r.ranks, r.costs);
+        case Strategy::transfers_limited:
+            return transfers_limited_tree(r.ranks, r.costs, r.limit);
+        case Strategy::reducers_limited:
+            return reducers_limited_tree(r.ranks, r.costs, r.limit);
     }
     throw std::invalid_argument("unknown strategy");
 }
@@ -53,9 +58,7 @@ std::optional<Strategy> parse_strategy(std::string_view name) {
     return std::nullopt;
 }
 
-bool strategy_needs_limit(Strategy s) {
-    return s == Strategy::transfers_limited || s == Strategy::reducers_limited;
-}
+bool strategy_needs_limit(Strategy s) { return s == Strategy::transfers_limited || s == Strategy::reducers_limited; }
 
 std::string validate(const PlanRequest& r) {
     if (r.ranks < 1) return "ranks must be at least 1";

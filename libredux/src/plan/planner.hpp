@@ -68,11 +68,11 @@ struct Plan {
     std::vector<double> release_s;  // by rank, earliest send time; empty unless the strategy fixes them
     std::vector<double> ready_s;    // by rank, predicted by the simulator
     std::vector<double> send_start_s;
-    double tree_makespan_s = 0;  // sink ready, as the simulator predicts
-    double makespan_s = 0;       // tree_makespan_s plus the final transfer when there is one
+    double tree_makespan_s = 0;     // sink ready, as the simulator predicts
+    double makespan_s = 0;          // tree_makespan_s plus the final transfer when there is one
     double builder_makespan_s = 0;  // the builder's own prediction under the costs it planned with
-    double lower_bound_s = 0;    // Lemma 5 for the optimum of this n, d, c
-    double upper_bound_s = 0;    // Proposition 6
+    double lower_bound_s = 0;       // Lemma 5 for the optimum of this n, d, c
+    double upper_bound_s = 0;       // Proposition 6
 };
 
 // Throws std::invalid_argument when validate(request) is not empty.

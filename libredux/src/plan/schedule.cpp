@@ -31,9 +31,8 @@ TreeSchedule earliest_schedule(const Tree& tree, const Costs& costs) {
         }
         const auto first = sched.fold.child.begin() + sched.fold.offset[i];
         const auto last = sched.fold.child.begin() + sched.fold.offset[i + 1];
-        std::sort(first, last, [&](int32_t a, int32_t b) {
-            return send_s[a] != send_s[b] ? send_s[a] < send_s[b] : a < b;
-        });
+        std::sort(first, last,
+                  [&](int32_t a, int32_t b) { return send_s[a] != send_s[b] ? send_s[a] < send_s[b] : a < b; });
         const auto m = static_cast<int32_t>(last - first);
         double done_s = 0;
         for (int32_t j = 0; j < m; ++j) {

@@ -24,9 +24,7 @@ struct Event {
     double time_s;
     EventKind kind;
     int32_t rank;
-    bool operator>(const Event& o) const {
-        return std::tie(time_s, kind, rank) > std::tie(o.time_s, o.kind, o.rank);
-    }
+    bool operator>(const Event& o) const { return std::tie(time_s, kind, rank) > std::tie(o.time_s, o.kind, o.rank); }
 };
 
 }  // namespace

@@ -27,8 +27,7 @@ struct Simulation {
 
 // Throws std::invalid_argument if `parent` is not a tree (exactly one -1, no cycle, indices in range) or if
 // release_s is neither empty nor one entry per rank.
-Simulation simulate(const std::vector<int32_t>& parent, const Costs& costs,
-                    const std::vector<double>& release_s = {});
+Simulation simulate(const std::vector<int32_t>& parent, const Costs& costs, const std::vector<double>& release_s = {});
 
 // Largest number of transfers in flight at one instant (intervals [start, start + d), d > 0).
 int max_concurrent_transfers(const Simulation& sim, const Costs& costs);
