@@ -26,23 +26,39 @@ int32_t reducer_count(const std::vector<int32_t>& parent) {
     return static_cast<int32_t>(std::count(reduces.begin(), reduces.end(), 1));
 }
 
-TEST(Algorithm2, NeverMoreThanKTransfersAndSimulatorReplaysItsLengthUpTo600Ranks) {
+// One ctest entry per K, so the sweeps run in parallel.
+class LimitK : public ::testing::TestWithParam<int32_t> {};
+INSTANTIATE_TEST_SUITE_P(K, LimitK, ::testing::Values(1, 3, 7));
+
+TEST_P(LimitK, Algorithm2NeverExceedsKTransfersAndTheSimulatorReplaysItsLengthUpTo2000Ranks) {
+    const int32_t k = GetParam();
     for (const Costs& costs : cost_grid()) {
-        for (int32_t n = 1; n <= 600; ++n) {
-            for (int32_t k : {1, 2, 3, 7, n}) {
-                const Tree tree = transfers_limited_tree(n, costs, k);
-                const Simulation sim = simulate(tree.parent, costs, tree.release_s);
-                ASSERT_NEAR(sim.makespan_s, tree.builder_makespan_s, kTol) << "n=" << n << " K=" << k;
-                ASSERT_NEAR(sim.makespan_s, earliest_schedule(tree, costs).makespan_s, kTol) << "n=" << n;
-                ASSERT_LE(max_concurrent_transfers(sim, costs), k) << "n=" << n << " K=" << k;
-            }
+        for (int32_t n = 1; n <= 2000; ++n) {
+            const Tree tree = transfers_limited_tree(n, costs, k);
+            const Simulation sim = simulate(tree.parent, costs, tree.release_s);
+            ASSERT_NEAR(sim.makespan_s, tree.builder_makespan_s, kTol) << "n=" << n << " K=" << k;
+            ASSERT_NEAR(sim.makespan_s, earliest_schedule(tree, costs).makespan_s, kTol) << "n=" << n;
+            ASSERT_LE(max_concurrent_transfers(sim, costs), k) << "n=" << n << " K=" << k;
         }
     }
 }
 
-TEST(Algorithm2, EqualsExhaustiveSearchUpTo7Ranks) {  // Theorem 7
+TEST_P(LimitK, Algorithm3NeverExceedsKReducersAndPredictionsAgreeUpTo2000Ranks) {
+    const int32_t k = GetParam();
     for (const Costs& costs : cost_grid()) {
-        for (int32_t n = 1; n <= 7; ++n) {
+        for (int32_t n = 1; n <= 2000; ++n) {
+            const Tree tree = reducers_limited_tree(n, costs, k);
+            ASSERT_LE(reducer_count(tree.parent), k) << "n=" << n << " K=" << k;
+            const Simulation sim = simulate(tree.parent, costs);
+            ASSERT_NEAR(sim.makespan_s, tree.builder_makespan_s, kTol) << "n=" << n << " K=" << k;
+            ASSERT_NEAR(sim.makespan_s, earliest_schedule(tree, costs).makespan_s, kTol) << "n=" << n;
+        }
+    }
+}
+
+TEST(Algorithm2, EqualsExhaustiveSearchUpTo8Ranks) {  // Theorem 7
+    for (const Costs& costs : cost_grid()) {
+        for (int32_t n = 1; n <= 8; ++n) {
             for (int32_t k = 1; k <= std::max(1, n / 2); ++k) {
                 const double greedy = transfers_limited_tree(n, costs, k).builder_makespan_s;
                 EXPECT_NEAR(greedy, testing::best_makespan_transfers_limited(n, costs, k), kTol)
@@ -84,20 +100,6 @@ TEST(Proposition8, AsPrintedItIsTooSmallWhenKIsNotAPowerOfTwo) {
             ASSERT_DOUBLE_EQ(limited_upper_bound_s(n, k, {1.0, 1.0}),
                              limited_upper_bound_as_printed_s(n, k, {1.0, 1.0}))
                 << "n=" << n << " K=" << k;
-        }
-    }
-}
-
-TEST(Algorithm3, NeverMoreThanKReducersAndPredictionsAgreeUpTo600Ranks) {
-    for (const Costs& costs : cost_grid()) {
-        for (int32_t n = 1; n <= 600; ++n) {
-            for (int32_t k : {1, 2, 3, 7, n}) {
-                const Tree tree = reducers_limited_tree(n, costs, k);
-                ASSERT_LE(reducer_count(tree.parent), k) << "n=" << n << " K=" << k;
-                const Simulation sim = simulate(tree.parent, costs);
-                ASSERT_NEAR(sim.makespan_s, tree.builder_makespan_s, kTol) << "n=" << n << " K=" << k;
-                ASSERT_NEAR(sim.makespan_s, earliest_schedule(tree, costs).makespan_s, kTol) << "n=" << n;
-            }
         }
     }
 }
