@@ -77,13 +77,14 @@ TEST(Algorithm2, WithoutContentionItIsAlgorithm1) {
     }
 }
 
-TEST(Algorithm2, Proposition8BoundsItsLength) {
+// Proposition 8 bounds Algorithm 2, Corollary 11 Algorithm 3, by the same expression (corrected: see below).
+TEST(LimitedBounds, Proposition8AndCorollary11HoldUpTo600Ranks) {
     for (const Costs& costs : cost_grid()) {
         for (int32_t n = 2; n <= 600; ++n) {
             for (int32_t k = 1; k <= n / 2; k = k < 8 ? k + 1 : k * 2) {
-                ASSERT_LE(transfers_limited_tree(n, costs, k).builder_makespan_s,
-                          limited_upper_bound_s(n, k, costs) + kTol)
-                    << "n=" << n << " K=" << k;
+                const double bound = limited_upper_bound_s(n, k, costs) + kTol;
+                ASSERT_LE(transfers_limited_tree(n, costs, k).builder_makespan_s, bound) << "n=" << n << " K=" << k;
+                ASSERT_LE(reducers_limited_tree(n, costs, k).builder_makespan_s, bound) << "n=" << n << " K=" << k;
             }
         }
     }
@@ -111,18 +112,6 @@ TEST(Algorithm3, EqualsExhaustiveSearchUpTo8Ranks) {  // Theorem 9
                 const double greedy = simulate(reducers_limited_tree(n, costs, k).parent, costs).makespan_s;
                 EXPECT_NEAR(greedy, testing::best_makespan(n, costs, k), kTol)
                     << "n=" << n << " K=" << k << " d=" << costs.transfer_s << " c=" << costs.compute_s;
-            }
-        }
-    }
-}
-
-TEST(Algorithm3, Corollary11BoundsItsLength) {
-    for (const Costs& costs : cost_grid()) {
-        for (int32_t n = 2; n <= 600; ++n) {
-            for (int32_t k = 1; k <= n / 2; k = k < 8 ? k + 1 : k * 2) {
-                ASSERT_LE(reducers_limited_tree(n, costs, k).builder_makespan_s,
-                          limited_upper_bound_s(n, k, costs) + kTol)
-                    << "n=" << n << " K=" << k;
             }
         }
     }
