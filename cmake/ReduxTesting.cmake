@@ -7,7 +7,8 @@
 #     Registers one ctest entry per rank count, named <name>.np<N> (label `mpi`), running
 #         mpiexec -n N [vendor flags] <preflags> <exe> <postflags> <args>
 #     RANKS defaults to REDUX_MPI_TEST_RANKS, TIMEOUT to 120 s. The vendor flags make Open MPI start more
-#     ranks than there are cores, and as root, without anything from the user; MPICH's hydra needs none.
+#     ranks than there are cores, and as root, without anything from the user; MPICH's hydra needs none (but
+#     see the note on busy polling below). A launcher and an MPI library of different vendors are refused.
 include_guard(GLOBAL)
 include(GoogleTest)
 
@@ -19,9 +20,10 @@ function(redux_add_unit_tests target)
         PROPERTIES TIMEOUT 600 LABELS unit)
 endfunction()
 
-# Which launcher is MPIEXEC_EXECUTABLE? Asked once per build tree; the answer is cached.
+# Which launcher is MPIEXEC_EXECUTABLE? Asked once per launcher; the answer is cached with the path it is for,
+# so a build tree re-pointed at another MPI (cmake/setup-debian.sh does this) asks again.
 function(_redux_detect_mpiexec_vendor)
-    if(DEFINED CACHE{REDUX_MPIEXEC_VENDOR})
+    if(DEFINED CACHE{REDUX_MPIEXEC_VENDOR} AND "${REDUX_MPIEXEC_VENDOR_OF}" STREQUAL "${MPIEXEC_EXECUTABLE}")
         return()
     endif()
     if(NOT MPIEXEC_EXECUTABLE)
@@ -37,8 +39,34 @@ function(_redux_detect_mpiexec_vendor)
     else()
         set(vendor unknown)
     endif()
+
     message(STATUS "MPI launcher: ${MPIEXEC_EXECUTABLE} (${vendor})")
     set(REDUX_MPIEXEC_VENDOR "${vendor}" CACHE INTERNAL "Vendor of MPIEXEC_EXECUTABLE")
+    set(REDUX_MPIEXEC_VENDOR_OF "${MPIEXEC_EXECUTABLE}" CACHE INTERNAL "The launcher REDUX_MPIEXEC_VENDOR is for")
+endfunction()
+
+# A launcher from one MPI starting programs linked against the other does not fail: every rank comes up as its
+# own MPI_COMM_WORLD of size 1, and a test that passes at one rank "passes" at eight. Refuse that pairing at
+# configure time, when the library's vendor can be told from its file names. Checked once per configure run
+# (it is cheap), not cached: the launcher and the library are cached separately and either may change.
+function(_redux_check_mpi_pairing)
+    get_property(checked GLOBAL PROPERTY _REDUX_MPI_PAIRING_CHECKED)
+    if(checked)
+        return()
+    endif()
+    set_property(GLOBAL PROPERTY _REDUX_MPI_PAIRING_CHECKED TRUE)
+    set(library_vendor unknown)
+    if(MPI_CXX_LIBRARIES MATCHES "mpich")
+        set(library_vendor MPICH)
+    elseif(MPI_CXX_LIBRARIES MATCHES "[Oo]pen-?[Mm][Pp][Ii]")
+        set(library_vendor OpenMPI)
+    endif()
+    if(NOT REDUX_MPIEXEC_VENDOR STREQUAL "unknown" AND NOT library_vendor STREQUAL "unknown"
+            AND NOT REDUX_MPIEXEC_VENDOR STREQUAL library_vendor)
+        message(FATAL_ERROR "redux_add_mpi_test: the launcher ${MPIEXEC_EXECUTABLE} is ${REDUX_MPIEXEC_VENDOR}'s, "
+            "but the MPI library (${MPI_CXX_LIBRARIES}) is ${library_vendor}'s: its ranks would never meet. "
+            "Set MPIEXEC_EXECUTABLE and MPI_C_COMPILER/MPI_CXX_COMPILER to programs of one MPI.")
+    endif()
 endfunction()
 
 function(redux_add_mpi_test)
@@ -57,6 +85,7 @@ function(redux_add_mpi_test)
     endif()
 
     _redux_detect_mpiexec_vendor()
+    _redux_check_mpi_pairing()
     set(vendor_flags "")
     set(vendor_env "")
     if(REDUX_MPIEXEC_VENDOR STREQUAL "OpenMPI")
@@ -69,6 +98,13 @@ function(redux_add_mpi_test)
             OMPI_MCA_rmaps_base_oversubscribe=1
             OMPI_MCA_mpi_yield_when_idle=1)
     endif()
+    # MPICH's hydra needs nothing: as root it starts any number of ranks on this host through its fork
+    # launcher, and binds nothing unless asked. What MPICH cannot be told is to yield: Debian 12's MPICH 4.0.2
+    # (ch4:ucx) busy-polls in every blocking call, and libmpich does not even import sched_yield
+    # (MPIR_CVAR_POLLS_BEFORE_YIELD is ch3's; ch4's progress throttle, MPICH PR 7368, came years later).
+    # With 8 ranks on 2 cores each message waits out the kernel's time slices: mpi.plan_programs.np8 takes
+    # ~30 s under MPICH against ~0.3 s under Open MPI. Waiting by MPI_Test* with sched_yield() in between
+    # removes that (measured: 0.15 s), so MPI tests and executors should wait that way, not in blocking calls.
 
     foreach(ranks IN LISTS arg_RANKS)
         set(test_name "${arg_NAME}.np${ranks}")

@@ -1,7 +1,19 @@
 #!/usr/bin/env bash
-# Installs what libredux needs from Debian 12's own packages, then configures and builds it into ./build.
+# Installs what libredux needs from Debian 12's own packages, then configures and builds it twice:
+#   ./build        against Open MPI: the primary build, with every test (unit, cli, mpi);
+#   ./build-mpich  against MPICH: the same CMakeLists, built whole so that the product is known to compile
+#                  against MPICH's headers too; tests/run-all.sh runs only its `mpi`-labelled tests.
+# Both builds live here rather than in tests/run-all.sh so that one command leaves a checkout ready for either
+# `ctest --test-dir build` or `ctest --test-dir build-mpich -L mpi`.
+#
+# Open MPI and MPICH are installed side by side. Debian's `mpi` and `mpirun` alternatives decide which one the
+# plain mpicc, mpicxx and mpiexec are (Open MPI wins on priority, 50 to MPICH's 40, unless an administrator has
+# set the alternatives by hand), so each build names its compiler wrappers and launcher explicitly
+# (mpicc.openmpi, mpiexec.mpich, ...) and never depends on which alternative won.
+#
 # Idempotent: when every package is already installed it skips apt entirely (fast, and works offline).
-# Run as root (or with sudo available) from anywhere; extra arguments go to the cmake configure step.
+# Run as root (or with sudo available) from anywhere; extra arguments go to both cmake configure steps, after
+# the MPI pins, so they can override anything (for example -DCMAKE_BUILD_TYPE=Debug).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -9,7 +21,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(
     build-essential cmake g++ git pkg-config
-    openmpi-bin libopenmpi-dev libhwloc-dev
+    openmpi-bin libopenmpi-dev mpich libmpich-dev libhwloc-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     nlohmann-json3-dev libcli11-dev
     graphviz ca-certificates
@@ -34,5 +46,42 @@ else
     echo "setup-debian: all packages already installed"
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"
-cmake --build build -j"$(nproc)"
+# The absolute path of one of an MPI's own programs, or a clear error.
+mpi_program() {
+    local path
+    if ! path="$(command -v "$1")"; then
+        echo "setup-debian: $1 not found (is its package installed?)" >&2
+        exit 1
+    fi
+    echo "${path}"
+}
+
+# configure_and_build <build dir> <mpicc> <mpicxx> <mpiexec> [cmake args...]
+# FindMPI caches what it learned from the wrappers and does not ask again when MPI_<LANG>_COMPILER changes, so
+# a build tree first configured against another MPI (say, through the plain mpicxx alternative) has its MPI
+# entries dropped and found afresh.
+configure_and_build() {
+    local build_dir="$1" mpicc="$2" mpicxx="$3" mpiexec="$4"
+    shift 4
+    local reset=()
+    local cached
+    cached="$(sed -n 's/^MPI_CXX_COMPILER:[A-Z]*=//p' "${build_dir}/CMakeCache.txt" 2>/dev/null || true)"
+    if [[ -n "${cached}" && "${cached}" != "${mpicxx}" ]]; then
+        echo "setup-debian: ${build_dir} was configured with ${cached}; finding MPI again with ${mpicxx}"
+        reset=(-U 'MPI_*' -U 'MPIEXEC_*')
+    fi
+    cmake -S . -B "${build_dir}" "${reset[@]}" -DCMAKE_BUILD_TYPE=Release \
+        -DMPI_C_COMPILER="${mpicc}" -DMPI_CXX_COMPILER="${mpicxx}" -DMPIEXEC_EXECUTABLE="${mpiexec}" "$@"
+    cmake --build "${build_dir}" -j"$(nproc)"
+}
+
+# Assigned first: a failure inside $(...) in a command's arguments would not stop the script.
+openmpi_cc="$(mpi_program mpicc.openmpi)"
+openmpi_cxx="$(mpi_program mpicxx.openmpi)"
+openmpi_exec="$(mpi_program mpiexec.openmpi)"
+mpich_cc="$(mpi_program mpicc.mpich)"
+mpich_cxx="$(mpi_program mpicxx.mpich)"
+mpich_exec="$(mpi_program mpiexec.mpich)"
+
+configure_and_build build "${openmpi_cc}" "${openmpi_cxx}" "${openmpi_exec}" "$@"
+configure_and_build build-mpich "${mpich_cc}" "${mpich_cxx}" "${mpich_exec}" -DREDUX_BUILD_TESTS=ON "$@"
