@@ -1,0 +1,44 @@
+// Where `count` elements of an MPI datatype live in memory, and scratch buffers laid out the same way.
+//
+// A datatype's data can start before its lower bound (true_lb < 0) and reach past its extent, so a buffer
+// for count elements spans true_extent + (count - 1) * extent bytes and MPI is handed base - true_lb
+// (MPI standard, "Lower-Bound and Upper-Bound Markers"; Open MPI's reduce allocates the same way).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+
+namespace redux {
+
+struct ElementLayout {
+    MPI_Aint extent = 0;
+    MPI_Aint true_lb = 0;
+    MPI_Aint true_extent = 0;
+    int type_size = 0;        // bytes of data in one element
+    bool contiguous = false;  // data fills its span: a typed copy is a memcpy
+
+    size_t span_bytes(int count) const {
+        return count == 0 ? 0 : static_cast<size_t>(true_extent + static_cast<MPI_Aint>(count - 1) * extent);
+    }
+};
+
+int describe_layout(MPI_Datatype datatype, ElementLayout& layout);
+
+// A scratch buffer for `count` elements: data() is what MPI calls take.
+class ElementBuffer {
+public:
+    ElementBuffer() = default;
+    ElementBuffer(const ElementLayout& layout, int count);
+    void* data() const { return origin_; }
+
+private:
+    std::unique_ptr<char[]> storage_;
+    void* origin_ = nullptr;
+};
+
+// Copies count elements from src to dst, both laid out as `datatype` (gaps in dst are left alone).
+int copy_elements(const void* src, void* dst, int count, MPI_Datatype datatype, const ElementLayout& layout);
+
+}  // namespace redux

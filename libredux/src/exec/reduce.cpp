@@ -1,0 +1,160 @@
+// redux_reduce: MPI_Reduce's contract on a planned tree.
+//
+// Order of business, cheapest first: the configuration (native goes straight to PMPI_Reduce); arguments
+// that are wrong or that MPI_Reduce itself must judge (a null communicator, a bad root, count < 0, null
+// handles, MPI_IN_PLACE where it is not allowed, a predefined op on a type it is not defined for) go to
+// PMPI_Reduce before any message is sent, so the user gets the library's own error class through the
+// communicator's error handler; intercommunicators, one-rank communicators and count 0 go there too (there
+// is nothing to plan). Everything else: the communicator's private duplicate, the cached plan for this
+// (root, count, type layout, commutativity, strategy) -- made and cached on first use -- and the executor.
+// An MPI error midway is reported through the user's communicator's error handler.
+#include "redux/redux.h"
+
+#include "exec/comm_state.hpp"
+#include "exec/config.hpp"
+#include "exec/mpi_check.hpp"
+#include "model/default_costs.hpp"
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace redux {
+namespace {
+
+Strategy strategy_for(Algorithm algorithm) {
+    switch (algorithm) {
+        case Algorithm::fibonacci:
+            return Strategy::fibonacci;
+        case Algorithm::binomial:
+            return Strategy::binomial;
+        default:
+            return Strategy::optimal;  // auto plans the optimal tree until calibration chooses (issue 4)
+    }
+}
+
+bool is_predefined(MPI_Op op) {
+    for (MPI_Op known : {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR,
+                         MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP}) {
+        if (op == known) return true;
+    }
+    return false;
+}
+
+// Whether a predefined op is defined on this datatype, asked of the MPI library itself (MPI_Reduce_local on
+// one zeroed element, with errors returned). Cached for named datatypes, whose handles never change.
+bool op_accepts_type(MPI_Op op, MPI_Datatype datatype, const ElementLayout& layout) {
+    if (!is_predefined(op)) return true;  // a user op takes whatever it is given
+    int integers = 0, addresses = 0, datatypes = 0, combiner = 0;
+    if (MPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner) != MPI_SUCCESS) return false;
+    static std::mutex mutex;
+    static std::map<std::pair<MPI_Op, MPI_Datatype>, bool> named;
+    const bool cacheable = combiner == MPI_COMBINER_NAMED;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cacheable) {
+        if (auto hit = named.find({op, datatype}); hit != named.end()) return hit->second;
+    }
+    std::vector<char> in(layout.span_bytes(1) + 1, 0), inout(layout.span_bytes(1) + 1, 0);
+    MPI_Errhandler saved;
+    MPI_Comm_get_errhandler(MPI_COMM_SELF, &saved);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    const bool ok =
+        MPI_Reduce_local(in.data() - layout.true_lb, inout.data() - layout.true_lb, 1, datatype, op) == MPI_SUCCESS;
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, saved);
+    MPI_Errhandler_free(&saved);
+    if (cacheable) named[{op, datatype}] = ok;
+    return ok;
+}
+
+// True when MPI_Reduce itself should judge or handle the call.
+bool leave_to_library(const void* sendbuf, const void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                      MPI_Comm comm, int& rank, int& size) {
+    if (comm == MPI_COMM_NULL || count <= 0 || datatype == MPI_DATATYPE_NULL || op == MPI_OP_NULL) return true;
+    int inter = 0;
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return true;
+    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return true;
+    if (size == 1 || root < 0 || root >= size) return true;
+    if (rank == root) return recvbuf == nullptr || recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
+    return sendbuf == MPI_IN_PLACE;
+}
+
+void report_new_plan(const CommState& state, const PlanKey& key, const Plan& plan, const Costs& costs) {
+    std::fprintf(stderr,
+                 "libredux: new plan comm_size=%d root=%d count=%d bytes=%lld commutative=%d strategy=%s "
+                 "d=%.3g s c=%.3g s predicted=%.3g s\n",
+                 state.size, key.root, key.count, static_cast<long long>(key.type_size) * key.count,
+                 key.commutative ? 1 : 0, std::string(strategy_name(plan.request.strategy)).c_str(), costs.transfer_s,
+                 costs.compute_s, plan.makespan_s);
+}
+
+// The cached plan for `key`, made on first use. Every rank derives it from the same inputs.
+CachedPlan* plan_for(CommState& state, const PlanKey& key) {
+    if (auto hit = state.plans.find(key); hit != state.plans.end()) return hit->second.get();
+    const Config& cfg = config();
+    Costs costs = default_costs(static_cast<size_t>(key.type_size) * static_cast<size_t>(key.count));
+    if (cfg.transfer_s) costs.transfer_s = *cfg.transfer_s;
+    if (cfg.compute_s) costs.compute_s = *cfg.compute_s;
+    const Plan plan = make_plan({state.size, costs, key.strategy, 0, key.root, key.commutative});
+    if (cfg.verbose && state.rank == 0) report_new_plan(state, key, plan, costs);
+
+    if (state.plans.size() >= kMaxCachedPlans) {
+        state.plans.erase(state.plan_order.front());
+        state.plan_order.pop_front();
+    }
+    auto cached = std::make_unique<CachedPlan>();
+    cached->program = program_for(plan, state.rank);
+    CachedPlan* raw = cached.get();
+    state.plans.emplace(key, std::move(cached));
+    state.plan_order.push_back(key);
+    return raw;
+}
+
+int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                   MPI_Comm comm, int rank, const ElementLayout& layout) {
+    int commutative = 1;
+    REDUX_MPI(MPI_Op_commutative(op, &commutative));
+    CommState* state = nullptr;
+    REDUX_MPI(comm_state(comm, state));
+
+    const PlanKey key{root,
+                      count,
+                      layout.extent,
+                      layout.true_lb,
+                      layout.true_extent,
+                      layout.type_size,
+                      commutative != 0,
+                      strategy_for(config().algorithm)};
+    CachedPlan* cached = plan_for(*state, key);
+    ReduceArgs args;
+    args.in_place = rank == root && sendbuf == MPI_IN_PLACE;
+    args.sendbuf = args.in_place ? recvbuf : sendbuf;
+    args.recvbuf = recvbuf;
+    args.count = count;
+    args.datatype = datatype;
+    args.op = op;
+    args.commutative = commutative != 0;
+    args.root = root;
+    return run_program(cached->program, rank, args, layout, state->comm, cached->workspace, config().knobs);
+}
+
+}  // namespace
+}  // namespace redux
+
+extern "C" int redux_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                            MPI_Comm comm) {
+    using namespace redux;
+    int rank = 0, size = 1;
+    if (config().algorithm == Algorithm::native ||
+        leave_to_library(sendbuf, recvbuf, count, datatype, op, root, comm, rank, size)) {
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    }
+    ElementLayout layout;
+    if (describe_layout(datatype, layout) != MPI_SUCCESS || !op_accepts_type(op, datatype, layout)) {
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    }
+    const int rc = reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, comm, rank, layout);
+    if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
