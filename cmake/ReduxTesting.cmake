@@ -3,7 +3,8 @@
 # redux_add_unit_tests(<target>)
 #     Registers every GoogleTest case of <target> as its own ctest entry (label `unit`, 600 s timeout).
 #
-# redux_add_mpi_test(NAME <name> TARGET <exe> [RANKS <n>...] [TIMEOUT <seconds>] [ARGS <arg>...])
+# redux_add_mpi_test(NAME <name> TARGET <exe> [RANKS <n>...] [TIMEOUT <seconds>] [ARGS <arg>...]
+#                    [ENVIRONMENT <NAME=VALUE>...] [LABELS <label>...])
 #     Registers one ctest entry per rank count, named <name>.np<N> (label `mpi`), running
 #         mpiexec -n N [vendor flags] <preflags> <exe> <postflags> <args>
 #     RANKS defaults to REDUX_MPI_TEST_RANKS, TIMEOUT to 120 s. The vendor flags make Open MPI start more
@@ -70,7 +71,7 @@ function(_redux_check_mpi_pairing)
 endfunction()
 
 function(redux_add_mpi_test)
-    cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TARGET;TIMEOUT" "RANKS;ARGS")
+    cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TARGET;TIMEOUT" "RANKS;ARGS;ENVIRONMENT;LABELS")
     if(NOT arg_NAME OR NOT arg_TARGET)
         message(FATAL_ERROR "redux_add_mpi_test: NAME and TARGET are required")
     endif()
@@ -106,17 +107,27 @@ function(redux_add_mpi_test)
     # ~30 s under MPICH against ~0.3 s under Open MPI. Waiting by MPI_Test* with sched_yield() in between
     # removes that (measured: 0.15 s), so MPI tests and executors should wait that way, not in blocking calls.
 
+    # ENVIRONMENT NAME=VALUE...: set for mpiexec and forwarded to every rank (Open MPI forwards only what
+    # -x names; hydra forwards the whole environment).
+    set(forward_flags "")
+    if(REDUX_MPIEXEC_VENDOR STREQUAL "OpenMPI")
+        foreach(assignment IN LISTS arg_ENVIRONMENT)
+            string(REGEX REPLACE "=.*" "" variable "${assignment}")
+            list(APPEND forward_flags -x ${variable})
+        endforeach()
+    endif()
+
     foreach(ranks IN LISTS arg_RANKS)
         set(test_name "${arg_NAME}.np${ranks}")
         add_test(NAME ${test_name}
-            COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${vendor_flags}
+            COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${vendor_flags} ${forward_flags}
                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${arg_TARGET}> ${MPIEXEC_POSTFLAGS} ${arg_ARGS})
         set_tests_properties(${test_name} PROPERTIES
             TIMEOUT ${arg_TIMEOUT}
-            LABELS mpi
+            LABELS "mpi;${arg_LABELS}"
             PROCESSORS ${ranks})
-        if(vendor_env)
-            set_tests_properties(${test_name} PROPERTIES ENVIRONMENT "${vendor_env}")
+        if(vendor_env OR arg_ENVIRONMENT)
+            set_tests_properties(${test_name} PROPERTIES ENVIRONMENT "${vendor_env};${arg_ENVIRONMENT}")
         endif()
     endforeach()
 endfunction()
