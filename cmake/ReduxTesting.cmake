@@ -117,6 +117,8 @@ function(redux_add_mpi_test)
         endforeach()
     endif()
 
+    set(labels mpi ${arg_LABELS})
+    set(environment ${vendor_env} ${arg_ENVIRONMENT})
     foreach(ranks IN LISTS arg_RANKS)
         set(test_name "${arg_NAME}.np${ranks}")
         add_test(NAME ${test_name}
@@ -124,10 +126,10 @@ function(redux_add_mpi_test)
                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${arg_TARGET}> ${MPIEXEC_POSTFLAGS} ${arg_ARGS})
         set_tests_properties(${test_name} PROPERTIES
             TIMEOUT ${arg_TIMEOUT}
-            LABELS "mpi;${arg_LABELS}"
+            LABELS "${labels}"
             PROCESSORS ${ranks})
-        if(vendor_env OR arg_ENVIRONMENT)
-            set_tests_properties(${test_name} PROPERTIES ENVIRONMENT "${vendor_env};${arg_ENVIRONMENT}")
+        if(environment)
+            set_tests_properties(${test_name} PROPERTIES ENVIRONMENT "${environment}")
         endif()
     endforeach()
 endfunction()
