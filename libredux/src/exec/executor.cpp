@@ -13,13 +13,18 @@
 //   3. Open MPI has no progress thread: a transfer advances only inside MPI calls. So a fold applies the op
 //      chunk_bytes at a time and calls MPI_Testsome on the posted receives between chunks (the standard
 //      lets an op be applied to any split of the elements).
-//   4. The partial result goes to the parent with MPI_Isend; the root accumulates in recvbuf (which also
+//   4. Waiting is MPI_Test with sched_yield() in between, never a blocking call: with more ranks than cores
+//      a rank that blocks inside an MPI library that busy-polls (Debian's MPICH does) keeps the core from
+//      the rank it waits for. On a dedicated core sched_yield returns at once.
+//   5. The partial result goes to the parent with MPI_Isend; the root accumulates in recvbuf (which also
 //      serves as a receive slot when not in place), and copies there only if operand order left the result
 //      elsewhere. Non-commutative plans whose sink is not the root end with sink -> root.
 // Slots: recv_window receive slots plus one for the accumulator, plus recvbuf at the root.
 #include "exec/executor.hpp"
 
 #include "exec/mpi_check.hpp"
+
+#include <sched.h>
 
 #include <algorithm>
 
@@ -28,6 +33,15 @@ namespace {
 
 constexpr int kTagPartial = 1;
 constexpr int kTagResult = 2;
+
+int wait_yielding(MPI_Request& request) {
+    for (;;) {
+        int done = 0;
+        REDUX_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+        if (done) return MPI_SUCCESS;
+        sched_yield();
+    }
+}
 
 class ProgramRun {
 public:
@@ -56,7 +70,7 @@ private:
         const int children = static_cast<int>(program_.children.size());
         for (folded_ = 0; folded_ < children; ++folded_) {
             REDUX_MPI(post_receives());
-            REDUX_MPI(MPI_Wait(&requests_[folded_], MPI_STATUS_IGNORE));
+            REDUX_MPI(wait_yielding(requests_[folded_]));
             REDUX_MPI(fold_child(program_.children[folded_]));
         }
         if (program_.parent >= 0) REDUX_MPI(send(program_.parent, kTagPartial));
@@ -132,9 +146,9 @@ private:
     }
 
     int send(int to, int tag) {
-        MPI_Request request = MPI_REQUEST_NULL;
+        MPI_Request& request = requests_.emplace_back(MPI_REQUEST_NULL);
         REDUX_MPI(MPI_Isend(acc_, args_.count, args_.datatype, to, tag, comm_, &request));
-        return MPI_Wait(&request, MPI_STATUS_IGNORE);
+        return wait_yielding(request);
     }
 
     int take_slot() {
