@@ -1,6 +1,7 @@
 // redux_reduce: MPI_Reduce's contract on a planned tree.
 //
-// Order of business, cheapest first: the configuration (native goes straight to PMPI_Reduce); arguments
+// Order of business, cheapest first: outside MPI_Init .. MPI_Finalize, or with REDUX_ALGORITHM=native,
+// straight to PMPI_Reduce; arguments
 // that are wrong or that MPI_Reduce itself must judge (a null communicator, a bad root, count < 0, null
 // handles, MPI_IN_PLACE where it is not allowed, a predefined op on a type it is not defined for) go to
 // PMPI_Reduce before any message is sent, so the user gets the library's own error class through the
