@@ -1,0 +1,91 @@
+/* Interposition for Fortran: MPI_REDUCE called from mpif.h or `use mpi` becomes redux_reduce.
+ *
+ * Open MPI's Fortran bindings call PMPI_Reduce, not MPI_Reduce, so the C definition in mpi_reduce.c never sees
+ * a Fortran program's reduce. These four definitions take the place of the MPI library's Fortran symbols, one
+ * per name mangling (gfortran's is mpi_reduce_), whenever libredux is linked before the MPI libraries or
+ * preloaded. Programs that `use mpi_f08` reach Open MPI through other symbols and are not covered.
+ *
+ * Handles arrive as Fortran integers and go through MPI_*_f2c. The buffers need a translation too: Fortran's
+ * MPI_IN_PLACE and MPI_BOTTOM are not C's constants but the addresses of variables in common blocks, and each
+ * MPI finds them its own way:
+ *   Open MPI: the common blocks themselves, mpi_fortran_in_place_ and mpi_fortran_bottom_, defined by libmpi
+ *             (one spelling per mangling; Open MPI 4.1 on Debian defines only the `_` one);
+ *   MPICH:    the pointers MPIR_F_MPI_IN_PLACE and MPIR_F_MPI_BOTTOM in libmpichfort, which mpirinitf_() fills
+ *             with the addresses of /MPIPRIV1/'s members on the first Fortran call (MPIR_F_NeedInit says
+ *             whether it has run); MPICH's own bindings do exactly this before comparing.
+ * All of them are weak references: libredux.so links against either MPI without the other's symbols and
+ * without any Fortran library, and at run time those that exist resolve while the others stay null. As in both
+ * MPIs' own bindings, MPI_IN_PLACE is recognised in sendbuf, MPI_BOTTOM in both buffers.
+ */
+#include "redux/redux.h"
+
+#include <stddef.h>
+
+#define REDUX_WEAK __attribute__((weak))
+
+/* Open MPI */
+extern int mpi_fortran_in_place REDUX_WEAK;
+extern int mpi_fortran_in_place_ REDUX_WEAK;
+extern int mpi_fortran_in_place__ REDUX_WEAK;
+extern int MPI_FORTRAN_IN_PLACE REDUX_WEAK;
+extern int mpi_fortran_bottom REDUX_WEAK;
+extern int mpi_fortran_bottom_ REDUX_WEAK;
+extern int mpi_fortran_bottom__ REDUX_WEAK;
+extern int MPI_FORTRAN_BOTTOM REDUX_WEAK;
+
+/* MPICH */
+extern void *MPIR_F_MPI_IN_PLACE REDUX_WEAK;
+extern void *MPIR_F_MPI_BOTTOM REDUX_WEAK;
+extern int MPIR_F_NeedInit REDUX_WEAK;
+extern void mpirinitf_(void) REDUX_WEAK;
+
+enum { kSpellings = 4 };
+
+/* Whether `buffer` is one of the Fortran constant's addresses (null entries are missing symbols). */
+static int is_fortran_constant(const void *buffer, const void *const addresses[kSpellings], void *const *mpich) {
+    for (int i = 0; i < kSpellings; ++i) {
+        if (addresses[i] != NULL && buffer == addresses[i]) return 1;
+    }
+    return mpich != NULL && *mpich != NULL && buffer == *mpich;
+}
+
+/* The C buffer argument for a Fortran one. */
+static void *c_buffer(void *buffer, int in_place_allowed) {
+    static const void *const in_place[kSpellings] = {&mpi_fortran_in_place, &mpi_fortran_in_place_,
+                                                     &mpi_fortran_in_place__, &MPI_FORTRAN_IN_PLACE};
+    static const void *const bottom[kSpellings] = {&mpi_fortran_bottom, &mpi_fortran_bottom_, &mpi_fortran_bottom__,
+                                                   &MPI_FORTRAN_BOTTOM};
+    if (is_fortran_constant(buffer, bottom, &MPIR_F_MPI_BOTTOM)) return MPI_BOTTOM;
+    if (in_place_allowed && is_fortran_constant(buffer, in_place, &MPIR_F_MPI_IN_PLACE)) return MPI_IN_PLACE;
+    return buffer;
+}
+
+static void reduce_f(void *sendbuf, void *recvbuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op,
+                     const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr) {
+    if (&MPIR_F_NeedInit != NULL && MPIR_F_NeedInit && mpirinitf_ != NULL) {
+        mpirinitf_();
+        MPIR_F_NeedInit = 0;
+    }
+    *ierr = (MPI_Fint)redux_reduce(c_buffer(sendbuf, 1), c_buffer(recvbuf, 0), (int)*count, MPI_Type_f2c(*datatype),
+                                   MPI_Op_f2c(*op), (int)*root, MPI_Comm_f2c(*comm));
+}
+
+void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                 MPI_Fint *comm, MPI_Fint *ierr) {
+    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr);
+}
+
+void mpi_reduce__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                  MPI_Fint *comm, MPI_Fint *ierr) {
+    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr);
+}
+
+void mpi_reduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                MPI_Fint *comm, MPI_Fint *ierr) {
+    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr);
+}
+
+void MPI_REDUCE(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                MPI_Fint *comm, MPI_Fint *ierr) {
+    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr);
+}
