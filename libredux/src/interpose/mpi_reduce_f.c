@@ -3,7 +3,8 @@
  * Open MPI's Fortran bindings call PMPI_Reduce, not MPI_Reduce, so the C definition in mpi_reduce.c never sees
  * a Fortran program's reduce. These four definitions take the place of the MPI library's Fortran symbols, one
  * per name mangling (gfortran's is mpi_reduce_), whenever libredux is linked before the MPI libraries or
- * preloaded. Programs that `use mpi_f08` reach Open MPI through other symbols and are not covered.
+ * preloaded. `use mpi_f08` is another path: MPICH's calls the C MPI_Reduce (so mpi_reduce.c catches it), Open
+ * MPI 4.1's calls its internal ompi_reduce_f, which libredux does not define.
  *
  * Handles arrive as Fortran integers and go through MPI_*_f2c. The buffers need a translation too: Fortran's
  * MPI_IN_PLACE and MPI_BOTTOM are not C's constants but the addresses of variables in common blocks, and each
