@@ -107,18 +107,21 @@ function(redux_add_mpi_test)
     # ~30 s under MPICH against ~0.3 s under Open MPI. Waiting by MPI_Test* with sched_yield() in between
     # removes that (measured: 0.15 s), so MPI tests and executors should wait that way, not in blocking calls.
 
-    # ENVIRONMENT NAME=VALUE...: set for mpiexec and forwarded to every rank (Open MPI forwards only what
-    # -x names; hydra forwards the whole environment).
+    # ENVIRONMENT NAME=VALUE...: given to every rank on the launcher's command line (Open MPI: -x NAME=VALUE,
+    # hydra: -genv NAME VALUE), not to the launcher itself, so an LD_PRELOAD reaches the ranks only.
     set(forward_flags "")
-    if(REDUX_MPIEXEC_VENDOR STREQUAL "OpenMPI")
-        foreach(assignment IN LISTS arg_ENVIRONMENT)
+    foreach(assignment IN LISTS arg_ENVIRONMENT)
+        if(REDUX_MPIEXEC_VENDOR STREQUAL "OpenMPI")
+            list(APPEND forward_flags -x "${assignment}")
+        else()
             string(REGEX REPLACE "=.*" "" variable "${assignment}")
-            list(APPEND forward_flags -x ${variable})
-        endforeach()
-    endif()
+            string(REGEX REPLACE "^[^=]*=" "" value "${assignment}")
+            list(APPEND forward_flags -genv "${variable}" "${value}")
+        endif()
+    endforeach()
 
     set(labels mpi ${arg_LABELS})
-    set(environment ${vendor_env} ${arg_ENVIRONMENT})
+    set(environment ${vendor_env})
     foreach(ranks IN LISTS arg_RANKS)
         set(test_name "${arg_NAME}.np${ranks}")
         add_test(NAME ${test_name}

@@ -24,7 +24,7 @@ packages=(
     openmpi-bin libopenmpi-dev mpich libmpich-dev libhwloc-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     nlohmann-json3-dev libcli11-dev
-    graphviz ca-certificates
+    gfortran graphviz ca-certificates
 )
 
 missing=()

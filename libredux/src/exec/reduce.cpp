@@ -14,11 +14,10 @@
 #include "exec/comm_state.hpp"
 #include "exec/config.hpp"
 #include "exec/mpi_check.hpp"
+#include "exec/op_types.hpp"
 #include "model/default_costs.hpp"
 
 #include <cstdio>
-#include <map>
-#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -34,39 +33,6 @@ Strategy strategy_for(Algorithm algorithm) {
         default:
             return Strategy::optimal;  // auto plans the optimal tree until calibration chooses (issue 4)
     }
-}
-
-bool is_predefined(MPI_Op op) {
-    for (MPI_Op known : {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR,
-                         MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP}) {
-        if (op == known) return true;
-    }
-    return false;
-}
-
-// Whether a predefined op is defined on this datatype, asked of the MPI library itself (MPI_Reduce_local on
-// one zeroed element, with errors returned). Cached for named datatypes, whose handles never change.
-bool op_accepts_type(MPI_Op op, MPI_Datatype datatype, const ElementLayout& layout) {
-    if (!is_predefined(op)) return true;  // a user op takes whatever it is given
-    int integers = 0, addresses = 0, datatypes = 0, combiner = 0;
-    if (MPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner) != MPI_SUCCESS) return false;
-    static std::mutex mutex;
-    static std::map<std::pair<MPI_Op, MPI_Datatype>, bool> named;
-    const bool cacheable = combiner == MPI_COMBINER_NAMED;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (cacheable) {
-        if (auto hit = named.find({op, datatype}); hit != named.end()) return hit->second;
-    }
-    std::vector<char> in(layout.span_bytes(1) + 1, 0), inout(layout.span_bytes(1) + 1, 0);
-    MPI_Errhandler saved;
-    MPI_Comm_get_errhandler(MPI_COMM_SELF, &saved);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    const bool ok =
-        MPI_Reduce_local(in.data() - layout.true_lb, inout.data() - layout.true_lb, 1, datatype, op) == MPI_SUCCESS;
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, saved);
-    MPI_Errhandler_free(&saved);
-    if (cacheable) named[{op, datatype}] = ok;
-    return ok;
 }
 
 // True when MPI_Reduce itself should judge or handle the call.
@@ -152,7 +118,7 @@ extern "C" int redux_reduce(const void* sendbuf, void* recvbuf, int count, MPI_D
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
     ElementLayout layout;
-    if (describe_layout(datatype, layout) != MPI_SUCCESS || !op_accepts_type(op, datatype, layout)) {
+    if (!op_defined_on(op, datatype) || describe_layout(datatype, layout) != MPI_SUCCESS) {
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
     const int rc = reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, comm, rank, layout);

@@ -1,0 +1,143 @@
+// Predefined operators against datatypes, without calling the MPI library: its own check raises errors on
+// MPI_COMM_WORLD's error handler (Open MPI and MPICH alike), which would abort a job whose communicator
+// returns errors. The table follows the standard's groups:
+//   MPI_MAX, MPI_MIN            C integer, Fortran integer, floating point
+//   MPI_SUM, MPI_PROD           C integer, Fortran integer, floating point, complex
+//   MPI_LAND, MPI_LOR, MPI_LXOR C integer, logical
+//   MPI_BAND, MPI_BOR, MPI_BXOR C integer, Fortran integer, byte
+//   MPI_MINLOC, MPI_MAXLOC      the pair types (MPI_2INT, MPI_FLOAT_INT, ...)
+// A derived datatype counts when every basic type it is made of (found by walking MPI_Type_get_contents) is
+// the same one: the decision depends only on the type signature, which MPI requires to match on every rank,
+// so all ranks take the same path. Anything not listed goes to PMPI_Reduce -- never a wrong answer, at worst
+// the library's own algorithm.
+#include "exec/op_types.hpp"
+
+#include <cstddef>
+#include <initializer_list>
+#include <vector>
+
+namespace redux {
+namespace {
+
+enum Group : unsigned {
+    c_integer = 1,
+    fortran_integer = 2,
+    floating = 4,
+    complex_ = 8,
+    logical = 16,
+    byte = 32,
+    pair = 64
+};
+
+bool in(MPI_Datatype t, std::initializer_list<MPI_Datatype> list) {
+    for (MPI_Datatype x : list) {
+        if (t == x) return true;
+    }
+    return false;
+}
+
+unsigned group_of(MPI_Datatype t) {
+    if (in(t, {MPI_INT,
+               MPI_LONG,
+               MPI_SHORT,
+               MPI_UNSIGNED_SHORT,
+               MPI_UNSIGNED,
+               MPI_UNSIGNED_LONG,
+               MPI_LONG_LONG_INT,
+               MPI_LONG_LONG,
+               MPI_UNSIGNED_LONG_LONG,
+               MPI_SIGNED_CHAR,
+               MPI_UNSIGNED_CHAR,
+               MPI_INT8_T,
+               MPI_INT16_T,
+               MPI_INT32_T,
+               MPI_INT64_T,
+               MPI_UINT8_T,
+               MPI_UINT16_T,
+               MPI_UINT32_T,
+               MPI_UINT64_T,
+               MPI_AINT,
+               MPI_OFFSET,
+               MPI_COUNT})) {
+        return c_integer;
+    }
+    if (in(t, {MPI_INTEGER})) return fortran_integer;
+    if (in(t, {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION})) return floating;
+    if (in(t, {MPI_C_COMPLEX, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX, MPI_COMPLEX,
+               MPI_DOUBLE_COMPLEX})) {
+        return complex_;
+    }
+    if (in(t, {MPI_C_BOOL, MPI_LOGICAL})) return logical;
+    if (t == MPI_BYTE) return byte;
+    if (in(t, {MPI_2INT, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2REAL,
+               MPI_2DOUBLE_PRECISION, MPI_2INTEGER})) {
+        return pair;
+    }
+    return 0;
+}
+
+unsigned groups_for(MPI_Op op) {
+    if (op == MPI_MAX || op == MPI_MIN) return c_integer | fortran_integer | floating;
+    if (op == MPI_SUM || op == MPI_PROD) return c_integer | fortran_integer | floating | complex_;
+    if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) return c_integer | logical;
+    if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR) return c_integer | fortran_integer | byte;
+    if (op == MPI_MINLOC || op == MPI_MAXLOC) return pair;
+    return 0;  // MPI_REPLACE, MPI_NO_OP: for one-sided accumulates; MPI_Reduce decides
+}
+
+bool is_predefined(MPI_Op op) {
+    for (MPI_Op known : {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR,
+                         MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP}) {
+        if (op == known) return true;
+    }
+    return false;
+}
+
+// The one basic type `t` is made of, or MPI_DATATYPE_NULL if none or several.
+MPI_Datatype sole_basic_type(MPI_Datatype t, int depth = 0) {
+    int integers = 0, addresses = 0, datatypes = 0, combiner = 0;
+    if (depth > 64 || MPI_Type_get_envelope(t, &integers, &addresses, &datatypes, &combiner) != MPI_SUCCESS) {
+        return MPI_DATATYPE_NULL;
+    }
+    if (combiner == MPI_COMBINER_NAMED) return t;
+    std::vector<int> ints(static_cast<size_t>(integers) + 1);
+    std::vector<MPI_Aint> addrs(static_cast<size_t>(addresses) + 1);
+    std::vector<MPI_Datatype> types(static_cast<size_t>(datatypes) + 1);
+    if (MPI_Type_get_contents(t, integers, addresses, datatypes, ints.data(), addrs.data(), types.data()) !=
+        MPI_SUCCESS) {
+        return MPI_DATATYPE_NULL;
+    }
+    MPI_Datatype sole = MPI_DATATYPE_NULL;
+    bool mixed = datatypes == 0;
+    for (int i = 0; i < datatypes; ++i) {
+        const MPI_Datatype basic = sole_basic_type(types[i], depth + 1);
+        if (basic == MPI_DATATYPE_NULL || (sole != MPI_DATATYPE_NULL && basic != sole)) mixed = true;
+        sole = basic;
+        int inner_integers = 0, inner_addresses = 0, inner_datatypes = 0, inner_combiner = 0;
+        MPI_Type_get_envelope(types[i], &inner_integers, &inner_addresses, &inner_datatypes, &inner_combiner);
+        if (inner_combiner != MPI_COMBINER_NAMED) MPI_Type_free(&types[i]);  // get_contents made a new handle
+    }
+    return mixed ? MPI_DATATYPE_NULL : sole;
+}
+
+}  // namespace
+
+bool op_defined_on(MPI_Op op, MPI_Datatype datatype) {
+    if (!is_predefined(op)) return true;  // a user op takes whatever it is given
+    // Programs repeat the same (op, basic type) pair: remember the last answer for a named type, whose handle
+    // never changes.
+    thread_local MPI_Op last_op = MPI_OP_NULL;
+    thread_local MPI_Datatype last_type = MPI_DATATYPE_NULL;
+    thread_local bool last_answer = false;
+    if (op == last_op && datatype == last_type) return last_answer;
+    const MPI_Datatype basic = sole_basic_type(datatype);
+    const bool answer = (group_of(basic) & groups_for(op)) != 0;
+    if (basic == datatype) {
+        last_op = op;
+        last_type = datatype;
+        last_answer = answer;
+    }
+    return answer;
+}
+
+}  // namespace redux

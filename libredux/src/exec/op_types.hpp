@@ -1,0 +1,14 @@
+// Which predefined operators MPI defines on which datatypes, from the standard's table (MPI-4.0, section
+// 6.9.2, "Predefined Reduction Operations"), so that a call MPI_Reduce would reject is left to it. See the .cpp.
+#pragma once
+
+#include <mpi.h>
+
+namespace redux {
+
+// True for user operators, and for a predefined operator whose datatype is built, however deeply, from
+// exactly one basic datatype on which the standard defines that operator. False leaves the call to
+// PMPI_Reduce: it answers with the library's own error, or with its own result where it is more lenient.
+bool op_defined_on(MPI_Op op, MPI_Datatype datatype);
+
+}  // namespace redux
