@@ -39,18 +39,25 @@ int create_keyvals() {
     return MPI_Comm_set_attr(MPI_COMM_SELF, g_finalize_keyval, nullptr);
 }
 
-}  // namespace
-
-int comm_state(MPI_Comm user_comm, CommState*& state) {
+int ensure_keyvals() {
     static std::once_flag once;
     static int keyval_rc = MPI_SUCCESS;
     std::call_once(once, [] { keyval_rc = create_keyvals(); });
-    REDUX_MPI(keyval_rc);
+    return keyval_rc;
+}
 
+}  // namespace
+
+CommState* find_comm_state(MPI_Comm user_comm) {
+    if (ensure_keyvals() != MPI_SUCCESS) return nullptr;
+    CommState* state = nullptr;
     int found = 0;
-    REDUX_MPI(MPI_Comm_get_attr(user_comm, g_state_keyval, &state, &found));
-    if (found) return MPI_SUCCESS;
+    if (MPI_Comm_get_attr(user_comm, g_state_keyval, &state, &found) != MPI_SUCCESS || !found) return nullptr;
+    return state;
+}
 
+int create_comm_state(MPI_Comm user_comm, CommState*& state) {
+    REDUX_MPI(ensure_keyvals());
     auto fresh = std::make_unique<CommState>();
     REDUX_MPI(MPI_Comm_dup(user_comm, &fresh->comm));
     REDUX_MPI(MPI_Comm_set_errhandler(fresh->comm, MPI_ERRORS_RETURN));

@@ -26,6 +26,7 @@ struct PlanKey {
 
     auto tie() const { return std::tie(root, count, extent, true_lb, true_extent, type_size, commutative, strategy); }
     bool operator<(const PlanKey& o) const { return tie() < o.tie(); }
+    bool operator==(const PlanKey& o) const { return tie() == o.tie(); }
 };
 
 struct CachedPlan {
@@ -39,11 +40,16 @@ struct CommState {
     int size = 1;
     std::map<PlanKey, std::unique_ptr<CachedPlan>> plans;
     std::deque<PlanKey> plan_order;  // oldest first, for eviction
+    PlanKey last_key;                // the plan of the previous call: repeated calls skip the map
+    CachedPlan* last_plan = nullptr;
 };
 
 constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goes first
 
-// The state of `user_comm`, created on first use: collective over user_comm (it duplicates it).
-int comm_state(MPI_Comm user_comm, CommState*& state);
+// The state of `user_comm` if libredux has made one, else null. Cheap: one attribute lookup.
+CommState* find_comm_state(MPI_Comm user_comm);
+
+// Makes the state of `user_comm`: collective over user_comm (it duplicates it).
+int create_comm_state(MPI_Comm user_comm, CommState*& state);
 
 }  // namespace redux

@@ -34,12 +34,15 @@ namespace {
 constexpr int kTagPartial = 1;
 constexpr int kTagResult = 2;
 
+// Polls a while before giving the core away: on a dedicated core a short message arrives within the spin.
+constexpr int kPollsBeforeYield = 200;
+
 int wait_yielding(MPI_Request& request) {
-    for (;;) {
+    for (int polls = 0;; ++polls) {
         int done = 0;
         REDUX_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
         if (done) return MPI_SUCCESS;
-        sched_yield();
+        if (polls >= kPollsBeforeYield) sched_yield();
     }
 }
 
@@ -47,11 +50,23 @@ class ProgramRun {
 public:
     ProgramRun(const RankProgram& program, int rank, const ReduceArgs& args, const ElementLayout& layout, MPI_Comm comm,
                Workspace& workspace, const ExecKnobs& knobs)
-        : program_(program), rank_(rank), args_(args), layout_(layout), comm_(comm), knobs_(knobs) {
+        : program_(program),
+          rank_(rank),
+          args_(args),
+          layout_(layout),
+          comm_(comm),
+          knobs_(knobs),
+          slot_(workspace.slot),
+          free_(workspace.free_slots),
+          requests_(workspace.requests),
+          child_slot_(workspace.child_slot),
+          indices_(workspace.indices) {
         const int children = static_cast<int>(program.children.size());
         window_ = std::max(1, std::min(knobs.recv_window, children));
+        slot_.clear();
         if (children > 0) slot_ = workspace.ensure(layout, args.count, window_ + 1);
         if (rank == args.root && !args.in_place) slot_.push_back(args.recvbuf);
+        free_.clear();
         for (int s = 0; s < static_cast<int>(slot_.size()); ++s) free_.push_back(s);  // recvbuf popped first
         requests_.assign(static_cast<size_t>(children), MPI_REQUEST_NULL);
         child_slot_.assign(static_cast<size_t>(children), -1);
@@ -172,12 +187,12 @@ private:
     const ElementLayout& layout_;
     const MPI_Comm comm_;
     const ExecKnobs& knobs_;
+    std::vector<void*>& slot_;            // scratch slots (and recvbuf at the root), by index
+    std::vector<int>& free_;              // indices of free slots
+    std::vector<MPI_Request>& requests_;  // one per child, then the sends
+    std::vector<int>& child_slot_;        // slot receiving each child
+    std::vector<int>& indices_;           // for MPI_Testsome
     int window_ = 1;
-    std::vector<void*> slot_;
-    std::vector<int> free_;
-    std::vector<MPI_Request> requests_;
-    std::vector<int> child_slot_;
-    std::vector<int> indices_;
     const void* acc_ = nullptr;
     int acc_slot_ = -1;
     bool acc_writable_ = false;

@@ -29,11 +29,18 @@ struct ReduceArgs {
     int root = 0;
 };
 
-// Scratch buffers of one cached plan, kept between calls.
+// What one cached plan keeps between calls: scratch buffers and the executor's bookkeeping, so that a
+// repeated call allocates nothing.
 class Workspace {
 public:
     // Makes sure `buffers` buffers for `count` elements of `layout` exist; returns their origins.
     const std::vector<void*>& ensure(const ElementLayout& layout, int count, int buffers);
+
+    std::vector<void*> slot;
+    std::vector<int> free_slots;
+    std::vector<MPI_Request> requests;
+    std::vector<int> child_slot;
+    std::vector<int> indices;
 
 private:
     std::vector<ElementBuffer> storage_;

@@ -35,13 +35,19 @@ Strategy strategy_for(Algorithm algorithm) {
     }
 }
 
-// True when MPI_Reduce itself should judge or handle the call.
+// True when MPI_Reduce itself should judge or handle the call. Sets rank and size otherwise; `state` is the
+// communicator's state when libredux already has one (which answers rank and size without asking MPI).
 bool leave_to_library(const void* sendbuf, const void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                      MPI_Comm comm, int& rank, int& size) {
+                      MPI_Comm comm, const CommState* state, int& rank, int& size) {
     if (comm == MPI_COMM_NULL || count <= 0 || datatype == MPI_DATATYPE_NULL || op == MPI_OP_NULL) return true;
-    int inter = 0;
-    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return true;
-    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return true;
+    if (state != nullptr) {  // only intracommunicators get a state
+        rank = state->rank;
+        size = state->size;
+    } else {
+        int inter = 0;
+        if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return true;
+        if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return true;
+    }
     if (size == 1 || root < 0 || root >= size) return true;
     if (rank == root) return recvbuf == nullptr || recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
     return sendbuf == MPI_IN_PLACE;
@@ -58,7 +64,11 @@ void report_new_plan(const CommState& state, const PlanKey& key, const Plan& pla
 
 // The cached plan for `key`, made on first use. Every rank derives it from the same inputs.
 CachedPlan* plan_for(CommState& state, const PlanKey& key) {
-    if (auto hit = state.plans.find(key); hit != state.plans.end()) return hit->second.get();
+    if (state.last_plan != nullptr && state.last_key == key) return state.last_plan;
+    if (auto hit = state.plans.find(key); hit != state.plans.end()) {
+        state.last_key = key;
+        return state.last_plan = hit->second.get();
+    }
     const Config& cfg = config();
     Costs costs = default_costs(static_cast<size_t>(key.type_size) * static_cast<size_t>(key.count));
     if (cfg.transfer_s) costs.transfer_s = *cfg.transfer_s;
@@ -69,21 +79,22 @@ CachedPlan* plan_for(CommState& state, const PlanKey& key) {
     if (state.plans.size() >= kMaxCachedPlans) {
         state.plans.erase(state.plan_order.front());
         state.plan_order.pop_front();
+        state.last_plan = nullptr;
     }
     auto cached = std::make_unique<CachedPlan>();
     cached->program = program_for(plan, state.rank);
     CachedPlan* raw = cached.get();
     state.plans.emplace(key, std::move(cached));
     state.plan_order.push_back(key);
-    return raw;
+    state.last_key = key;
+    return state.last_plan = raw;
 }
 
 int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                   MPI_Comm comm, int rank, const ElementLayout& layout) {
+                   MPI_Comm comm, CommState* state, int rank, const ElementLayout& layout) {
     int commutative = 1;
     REDUX_MPI(MPI_Op_commutative(op, &commutative));
-    CommState* state = nullptr;
-    REDUX_MPI(comm_state(comm, state));
+    if (state == nullptr) REDUX_MPI(create_comm_state(comm, state));
 
     const PlanKey key{root,
                       count,
@@ -112,16 +123,20 @@ int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
 extern "C" int redux_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                             MPI_Comm comm) {
     using namespace redux;
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized || config().algorithm == Algorithm::native) {
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    }
+    CommState* state = comm == MPI_COMM_NULL ? nullptr : find_comm_state(comm);
     int rank = 0, size = 1;
-    if (config().algorithm == Algorithm::native ||
-        leave_to_library(sendbuf, recvbuf, count, datatype, op, root, comm, rank, size)) {
-        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    }
     ElementLayout layout;
-    if (!op_defined_on(op, datatype) || describe_layout(datatype, layout) != MPI_SUCCESS) {
+    if (leave_to_library(sendbuf, recvbuf, count, datatype, op, root, comm, state, rank, size) ||
+        !op_defined_on(op, datatype) || describe_layout(datatype, layout) != MPI_SUCCESS) {
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
-    const int rc = reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, comm, rank, layout);
+    const int rc = reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, comm, state, rank, layout);
     if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, rc);
     return rc;
 }
