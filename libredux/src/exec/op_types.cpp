@@ -61,10 +61,12 @@ unsigned group_of(MPI_Datatype t) {
                MPI_COUNT})) {
         return c_integer;
     }
-    if (in(t, {MPI_INTEGER})) return fortran_integer;
-    if (in(t, {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION})) return floating;
+    if (in(t, {MPI_INTEGER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8})) return fortran_integer;
+    if (in(t, {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8})) {
+        return floating;
+    }
     if (in(t, {MPI_C_COMPLEX, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX, MPI_COMPLEX,
-               MPI_DOUBLE_COMPLEX})) {
+               MPI_DOUBLE_COMPLEX, MPI_COMPLEX8, MPI_COMPLEX16})) {
         return complex_;
     }
     if (in(t, {MPI_C_BOOL, MPI_LOGICAL})) return logical;
