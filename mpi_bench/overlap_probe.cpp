@@ -1,9 +1,10 @@
 // Does the executor overlap a transfer with a fold? Run on 3 ranks: the planned tree is a star (the root
 // receives from two children), so with overlap the root takes about d + max(d, c) + c, and without it
-// (the second transfer waits for the first fold) d + c + d + c. The op is a sum followed by a busy-wait of
-// --spin-ns nanoseconds per element, so c is under control; d and c are measured here, in the same run.
+// (the second transfer waits for the first fold) d + c + d + c. The op is a sum followed by a sleep of
+// --delay-ns nanoseconds per element, so c is under control without taking a core from the other ranks (the
+// probe runs on machines with fewer cores than ranks); d and c are measured here, in the same run.
 //
-//   mpirun -np 3 redux-overlap-probe [--bytes B] [--spin-ns NS] [--iterations N]
+//   mpirun -np 3 redux-overlap-probe [--bytes B] [--delay-ns NS] [--iterations N]
 // Compare REDUX_CHUNK_BYTES=<default> (fold in chunks, polling in between) with REDUX_CHUNK_BYTES=<B or
 // more> (one Reduce_local call per fold: no progress during the fold).
 #include "redux/redux.h"
@@ -15,19 +16,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 namespace {
 
-long g_spin_ns = 0;
+long g_delay_ns = 0;
 
-void spin_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+void delay_sum(void* in, void* inout, int* len, MPI_Datatype*) {
     const auto* a = static_cast<const double*>(in);
     auto* b = static_cast<double*>(inout);
     for (int i = 0; i < *len; ++i) b[i] += a[i];
-    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(g_spin_ns * *len);
-    while (std::chrono::steady_clock::now() < until) {
-    }
+    std::this_thread::sleep_for(std::chrono::nanoseconds(g_delay_ns * *len));
 }
 
 double median(std::vector<double> v) {
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     int iterations = 21;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--bytes")) bytes = std::atol(argv[i + 1]);
-        if (!std::strcmp(argv[i], "--spin-ns")) g_spin_ns = std::atol(argv[i + 1]);
+        if (!std::strcmp(argv[i], "--delay-ns")) g_delay_ns = std::atol(argv[i + 1]);
         if (!std::strcmp(argv[i], "--iterations")) iterations = std::atoi(argv[i + 1]);
     }
     int rank = 0, size = 0;
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     const int count = static_cast<int>(bytes / 8);
     std::vector<double> send(count, rank + 1.0), recv(count, 0.0), scratch(count, 0.0);
     MPI_Op op;
-    MPI_Op_create(spin_sum, 1, &op);
+    MPI_Op_create(delay_sum, 1, &op);
     using clock = std::chrono::steady_clock;
     auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
 
