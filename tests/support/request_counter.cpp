@@ -1,0 +1,108 @@
+// The counting MPI_ entry points described in request_counter.hpp. Each one forwards to PMPI_ and compares
+// the request handles before and after the call, so one rule covers every wait and test variant.
+#include "request_counter.hpp"
+
+#include <mpi.h>
+
+#include <atomic>
+#include <vector>
+
+namespace {
+
+std::atomic<long long> g_started{0};
+std::atomic<long long> g_completed{0};
+
+int count_started(int rc, const MPI_Request* request) {
+    if (rc == MPI_SUCCESS && *request != MPI_REQUEST_NULL) g_started.fetch_add(1, std::memory_order_relaxed);
+    return rc;
+}
+
+// Runs `call` on `count` requests and counts those whose handles it turned into MPI_REQUEST_NULL.
+template <typename Call>
+int count_completed(int count, MPI_Request* requests, Call call) {
+    thread_local std::vector<MPI_Request> before;
+    before.assign(requests, requests + (count > 0 ? count : 0));
+    const int rc = call();
+    long long done = 0;
+    for (int i = 0; i < count; ++i) {
+        if (before[static_cast<size_t>(i)] != MPI_REQUEST_NULL && requests[i] == MPI_REQUEST_NULL) ++done;
+    }
+    g_completed.fetch_add(done, std::memory_order_relaxed);
+    return rc;
+}
+
+}  // namespace
+
+namespace redux_test {
+
+RequestCounts request_counts() {
+    return {g_started.load(std::memory_order_relaxed), g_completed.load(std::memory_order_relaxed)};
+}
+
+}  // namespace redux_test
+
+extern "C" {
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+    return count_started(PMPI_Isend(buf, count, datatype, dest, tag, comm, request), request);
+}
+
+int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+    return count_started(PMPI_Issend(buf, count, datatype, dest, tag, comm, request), request);
+}
+
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+    return count_started(PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request), request);
+}
+
+int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+    return count_started(PMPI_Irsend(buf, count, datatype, dest, tag, comm, request), request);
+}
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+    return count_started(PMPI_Irecv(buf, count, datatype, source, tag, comm, request), request);
+}
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+    return count_completed(1, request, [&] { return PMPI_Wait(request, status); });
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    return count_completed(count, requests, [&] { return PMPI_Waitall(count, requests, statuses); });
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+    return count_completed(count, requests, [&] { return PMPI_Waitany(count, requests, index, status); });
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+    return count_completed(incount, requests,
+                           [&] { return PMPI_Waitsome(incount, requests, outcount, indices, statuses); });
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+    return count_completed(1, request, [&] { return PMPI_Test(request, flag, status); });
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+    return count_completed(count, requests, [&] { return PMPI_Testall(count, requests, flag, statuses); });
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+    return count_completed(count, requests, [&] { return PMPI_Testany(count, requests, index, flag, status); });
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+    return count_completed(incount, requests,
+                           [&] { return PMPI_Testsome(incount, requests, outcount, indices, statuses); });
+}
+
+int MPI_Request_free(MPI_Request* request) {
+    return count_completed(1, request, [&] { return PMPI_Request_free(request); });
+}
+
+}  // extern "C"

@@ -1,0 +1,23 @@
+// Counts the nonblocking point-to-point requests this process starts and completes (KaMPIng counts PMPI calls
+// in its tests the same way).
+//
+// request_counter.cpp defines the MPI_ entry points that start or complete requests (MPI_Isend and its
+// siblings, MPI_Irecv, the MPI_Wait and MPI_Test families, MPI_Request_free) and forwards each to its PMPI_
+// twin. Linked into a test executable, these definitions win over the MPI library's for every caller in the
+// process, libredux.so included (it calls the MPI_ names so that tools can intercept them). A request counts as
+// started when a start call returns it, and as completed when a wait or test call turns its handle into
+// MPI_REQUEST_NULL or MPI_Request_free releases it; persistent requests are not counted.
+//
+// The tests' own synchronisation calls the PMPI_ functions directly, so the counts are libredux's alone.
+#pragma once
+
+namespace redux_test {
+
+struct RequestCounts {
+    long long started = 0;
+    long long completed = 0;
+};
+
+RequestCounts request_counts();
+
+}  // namespace redux_test
