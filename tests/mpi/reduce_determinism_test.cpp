@@ -1,0 +1,70 @@
+// The same reduction gives the same bits on every call: floating-point sums whose value depends on the order of
+// the additions (1e16 + 1 - 1e16 is 0 or 1 depending on which pair goes first) are repeated with a different
+// rank arriving late each time and with and without MPI_IN_PLACE, and every result must equal the first, bit
+// for bit. The executor folds in the plan's fixed order, never in arrival order.
+#include "reduce_check.hpp"
+#include "yielding_wait.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+namespace {
+
+double order_sensitive_value(int rank, int index) {
+    const double values[] = {1e16, -1e16, 1.0, 0.5, 3.0, -2.0, 1e-3, 7e15};
+    return values[redux_test::input_bits(99, rank, static_cast<uint64_t>(index)) % 8];
+}
+
+// The inputs are worth the test: with three ranks or more, summing in rank order and in reverse order differ.
+bool order_matters(int size, int count) {
+    int differing = 0;
+    for (int i = 0; i < count; ++i) {
+        double forward = 0, backward = 0;
+        for (int r = 0; r < size; ++r) forward += order_sensitive_value(r, i);
+        for (int r = size - 1; r >= 0; --r) backward += order_sensitive_value(r, i);
+        differing += forward != backward;
+    }
+    return differing > 0;
+}
+
+TEST(ReduceDeterminism, RepeatedSumsAreBitIdentical) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    constexpr int kCount = 1000;
+    if (size >= 3) {
+        EXPECT_TRUE(order_matters(size, kCount));
+    }
+    std::vector<double> send(kCount);
+    for (int i = 0; i < kCount; ++i) send[static_cast<size_t>(i)] = order_sensitive_value(rank, i);
+
+    for (int root : {0, size - 1}) {
+        std::vector<double> first(kCount), result(kCount);
+        for (int repeat = 0; repeat < 12; ++repeat) {
+            const bool in_place =
+                rank == root && repeat % 3 == 2 && redux_test::in_place_is_safe(MPI_DOUBLE, kCount, root);
+            if (in_place) result = send;
+            redux_test::barrier(MPI_COMM_WORLD);
+            if (rank == repeat % size) usleep(2000);  // someone else's partial result arrives first
+            const auto outcome = redux_test::counted_reduce(in_place ? MPI_IN_PLACE : send.data(),
+                                                            rank == root ? result.data() : nullptr, kCount, MPI_DOUBLE,
+                                                            MPI_SUM, root, MPI_COMM_WORLD);
+            EXPECT_EQ(outcome.rc, MPI_SUCCESS);
+            if (rank != root) continue;
+            if (repeat == 0) {
+                first = result;
+            } else {
+                EXPECT_EQ(std::memcmp(first.data(), result.data(), sizeof(double) * kCount), 0)
+                    << "root " << root << ", repeat " << repeat << (in_place ? " (in place)" : "")
+                    << ": not the same bits as the first call";
+            }
+        }
+    }
+}
+
+}  // namespace
