@@ -195,15 +195,9 @@ TEST_F(ReduceErrors, UncommittedDatatype) {
 
 // The standard defines the predefined operators on the predefined datatypes only (MPI-4.0 6.9.2: "Predefined
 // operators work only with the MPI types listed below"), and Open MPI 4.1 and MPICH 4.0 both return an error
-// for MPI_SUM on any derived datatype, even contiguous(2, MPI_INT). libredux accepts derived datatypes whose
-// basic types are all one type (libredux/src/exec/op_types.cpp, sole_basic_type) and reduces them on its tree:
-// a call that fails under MPI_Reduce succeeds under libredux at 2 ranks or more, and still fails at 1 rank or
-// with REDUX_ALGORITHM=native (where libredux hands it to PMPI_Reduce).
+// for MPI_SUM on any derived datatype, even contiguous(2, MPI_INT). libredux leaves such calls to PMPI_Reduce
+// (libredux/src/exec/op_types.cpp), so the user gets the library's error at every rank count.
 TEST_F(ReduceErrors, PredefinedOperatorOnDerivedDatatype) {
-    if (std::getenv("REDUX_TEST_KNOWN_BUGS") == nullptr) {
-        GTEST_SKIP() << "libredux bug (op_types.cpp accepts predefined operators on derived datatypes, MPI does "
-                        "not); REDUX_TEST_KNOWN_BUGS=1 runs it";
-    }
     MPI_Datatype pair_of_ints = MPI_DATATYPE_NULL;
     MPI_Type_contiguous(2, MPI_INT, &pair_of_ints);
     MPI_Type_commit(&pair_of_ints);

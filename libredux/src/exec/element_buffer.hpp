@@ -22,6 +22,13 @@ struct ElementLayout {
     size_t span_bytes(int count) const {
         return count == 0 ? 0 : static_cast<size_t>(true_extent + static_cast<MPI_Aint>(count - 1) * extent);
     }
+
+    // Whether libredux can lay out `count` elements: positive extents, and a span that does not overflow.
+    // Other layouts (negative extents, say) are left to the MPI library.
+    bool fits(int count) const {
+        return extent > 0 && true_extent >= 0 && type_size >= 0 &&
+               static_cast<MPI_Aint>(count) <= (static_cast<MPI_Aint>(1) << 40) / extent;
+    }
 };
 
 int describe_layout(MPI_Datatype datatype, ElementLayout& layout);

@@ -6,8 +6,8 @@
 
 namespace redux {
 
-// True for user operators, and for a predefined operator whose datatype is built, however deeply, from
-// exactly one basic datatype on which the standard defines that operator. False leaves the call to
+// True for user operators, and for a predefined operator on a predefined datatype for which the standard
+// defines it. False leaves the call to
 // PMPI_Reduce: it answers with the library's own error, or with its own result where it is more lenient.
 bool op_defined_on(MPI_Op op, MPI_Datatype datatype);
 

@@ -18,6 +18,7 @@
 #include "model/default_costs.hpp"
 
 #include <cstdio>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -49,7 +50,10 @@ bool leave_to_library(const void* sendbuf, const void* recvbuf, int count, MPI_D
         if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return true;
     }
     if (size == 1 || root < 0 || root >= size) return true;
-    if (rank == root) return recvbuf == nullptr || recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
+    // Erroneous calls that only one side can see (MPI_IN_PLACE in the wrong place, aliased buffers) get the
+    // library's error on that rank, as with MPI_Reduce itself. A null recvbuf is MPI_BOTTOM, which is legal:
+    // it must not send the root elsewhere than the other ranks.
+    if (rank == root) return recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
     return sendbuf == MPI_IN_PLACE;
 }
 
@@ -133,10 +137,14 @@ extern "C" int redux_reduce(const void* sendbuf, void* recvbuf, int count, MPI_D
     int rank = 0, size = 1;
     ElementLayout layout;
     if (leave_to_library(sendbuf, recvbuf, count, datatype, op, root, comm, state, rank, size) ||
-        !op_defined_on(op, datatype) || describe_layout(datatype, layout) != MPI_SUCCESS) {
+        !op_defined_on(op, datatype) || describe_layout(datatype, layout) != MPI_SUCCESS || !layout.fits(count)) {
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
-    const int rc = reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, comm, state, rank, layout);
+    int rc = MPI_ERR_NO_MEM;
+    try {  // nothing may cross the C API; scratch buffers are the only allocation that can fail
+        rc = reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, comm, state, rank, layout);
+    } catch (const std::bad_alloc&) {
+    }
     if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, rc);
     return rc;
 }
