@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <cstddef>
 #include <vector>
 
 namespace {
