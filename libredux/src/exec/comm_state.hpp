@@ -23,13 +23,19 @@ struct PlanKey {
     int type_size = 0;
     bool commutative = true;
     Strategy strategy = Strategy::optimal;
+    double transfer_s = -1, compute_s = -1;  // the call's own costs (redux_options); < 0: the library's
 
-    auto tie() const { return std::tie(root, count, extent, true_lb, true_extent, type_size, commutative, strategy); }
+    auto tie() const {
+        return std::tie(root, count, extent, true_lb, true_extent, type_size, commutative, strategy, transfer_s,
+                        compute_s);
+    }
     bool operator<(const PlanKey& o) const { return tie() < o.tie(); }
     bool operator==(const PlanKey& o) const { return tie() == o.tie(); }
 };
 
 struct CachedPlan {
+    Costs costs;             // what the plan was made with
+    double predicted_s = 0;  // its predicted makespan
     RankProgram program;
     Workspace workspace;
 };

@@ -17,6 +17,7 @@
 #include "exec/op_types.hpp"
 #include "model/default_costs.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <new>
 #include <utility>
@@ -34,6 +35,45 @@ Strategy strategy_for(Algorithm algorithm) {
         default:
             return Strategy::optimal;  // auto plans the optimal tree until calibration chooses (issue 4)
     }
+}
+
+redux_algorithm public_name(Strategy strategy) {
+    switch (strategy) {
+        case Strategy::fibonacci:
+            return REDUX_ALGORITHM_FIBONACCI;
+        case Strategy::binomial:
+            return REDUX_ALGORITHM_BINOMIAL;
+        default:
+            return REDUX_ALGORITHM_OPTIMAL;
+    }
+}
+
+// The algorithm a call asks for; false when `options` is not valid.
+bool resolve(const redux_options& options, Algorithm& algorithm) {
+    for (double cost : {options.transfer_s, options.compute_s}) {
+        if (!std::isfinite(cost)) return false;
+    }
+    switch (options.algorithm) {
+        case REDUX_ALGORITHM_CONFIGURED:
+            algorithm = config().algorithm;
+            return true;
+        case REDUX_ALGORITHM_AUTO:
+            algorithm = Algorithm::automatic;
+            return true;
+        case REDUX_ALGORITHM_OPTIMAL:
+            algorithm = Algorithm::optimal;
+            return true;
+        case REDUX_ALGORITHM_FIBONACCI:
+            algorithm = Algorithm::fibonacci;
+            return true;
+        case REDUX_ALGORITHM_BINOMIAL:
+            algorithm = Algorithm::binomial;
+            return true;
+        case REDUX_ALGORITHM_NATIVE:
+            algorithm = Algorithm::native;
+            return true;
+    }
+    return false;
 }
 
 // True when MPI_Reduce itself should judge or handle the call. Sets rank and size otherwise; `state` is the
@@ -77,6 +117,8 @@ CachedPlan* plan_for(CommState& state, const PlanKey& key) {
     Costs costs = default_costs(static_cast<size_t>(key.type_size) * static_cast<size_t>(key.count));
     if (cfg.transfer_s) costs.transfer_s = *cfg.transfer_s;
     if (cfg.compute_s) costs.compute_s = *cfg.compute_s;
+    if (key.transfer_s >= 0) costs.transfer_s = key.transfer_s;
+    if (key.compute_s >= 0) costs.compute_s = key.compute_s;
     const Plan plan = make_plan({state.size, costs, key.strategy, 0, key.root, key.commutative});
     if (cfg.verbose && state.rank == 0) report_new_plan(state, key, plan, costs);
 
@@ -86,6 +128,8 @@ CachedPlan* plan_for(CommState& state, const PlanKey& key) {
         state.last_plan = nullptr;
     }
     auto cached = std::make_unique<CachedPlan>();
+    cached->costs = costs;
+    cached->predicted_s = plan.makespan_s;
     cached->program = program_for(plan, state.rank);
     CachedPlan* raw = cached.get();
     state.plans.emplace(key, std::move(cached));
@@ -95,7 +139,8 @@ CachedPlan* plan_for(CommState& state, const PlanKey& key) {
 }
 
 int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                   MPI_Comm comm, CommState* state, int rank, const ElementLayout& layout) {
+                   MPI_Comm comm, CommState* state, int rank, const ElementLayout& layout, Algorithm algorithm,
+                   const redux_options& options, redux_call_info* info) {
     int commutative = 1;
     REDUX_MPI(MPI_Op_commutative(op, &commutative));
     if (state == nullptr) REDUX_MPI(create_comm_state(comm, state));
@@ -107,8 +152,13 @@ int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
                       layout.true_extent,
                       layout.type_size,
                       commutative != 0,
-                      strategy_for(config().algorithm)};
+                      strategy_for(algorithm),
+                      options.transfer_s < 0 ? -1.0 : options.transfer_s,
+                      options.compute_s < 0 ? -1.0 : options.compute_s};
     CachedPlan* cached = plan_for(*state, key);
+    if (info != nullptr) {
+        *info = {1, public_name(key.strategy), cached->costs.transfer_s, cached->costs.compute_s, cached->predicted_s};
+    }
     ReduceArgs args;
     args.in_place = rank == root && sendbuf == MPI_IN_PLACE;
     args.sendbuf = args.in_place ? recvbuf : sendbuf;
@@ -124,16 +174,24 @@ int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
 }  // namespace
 }  // namespace redux
 
-extern "C" int redux_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                            MPI_Comm comm) {
+extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                               int root, MPI_Comm comm, const redux_options* options, redux_call_info* info) {
     using namespace redux;
+    static const redux_options kDefaults = REDUX_OPTIONS_INIT;
+    const redux_options& opts = options != nullptr ? *options : kDefaults;
+    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0};
     int initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);
     MPI_Finalized(&finalized);
-    if (!initialized || finalized || config().algorithm == Algorithm::native) {
+    Algorithm algorithm = Algorithm::native;
+    if (initialized && !finalized && comm != MPI_COMM_NULL && !resolve(opts, algorithm)) {
+        MPI_Comm_call_errhandler(comm, MPI_ERR_ARG);
+        return MPI_ERR_ARG;
+    }
+    if (!initialized || finalized || algorithm == Algorithm::native) {
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
-    CommState* state = comm == MPI_COMM_NULL ? nullptr : find_comm_state(comm);
+    CommState* state = find_comm_state(comm);
     int rank = 0, size = 1;
     ElementLayout layout;
     if (leave_to_library(sendbuf, recvbuf, count, datatype, op, root, comm, state, rank, size) ||
@@ -142,9 +200,15 @@ extern "C" int redux_reduce(const void* sendbuf, void* recvbuf, int count, MPI_D
     }
     int rc = MPI_ERR_NO_MEM;
     try {  // nothing may cross the C API; scratch buffers are the only allocation that can fail
-        rc = reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, comm, state, rank, layout);
+        rc = reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, comm, state, rank, layout, algorithm, opts,
+                            info);
     } catch (const std::bad_alloc&) {
     }
     if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, rc);
     return rc;
+}
+
+extern "C" int redux_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                            MPI_Comm comm) {
+    return redux_reduce_ex(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, nullptr);
 }
