@@ -1,0 +1,51 @@
+// mpi_bench's command line: what to time (algorithms, sizes, op, datatype, root), how (iterations, warm-up,
+// costs to plan with) and where the results go (table, CSV, costs CSV, progress).
+#pragma once
+
+#include "ops.hpp"
+
+#include "redux/redux.h"
+
+#include <string>
+#include <vector>
+
+namespace redux_bench {
+
+struct AlgorithmChoice {
+    std::string name;  // as on the command line and in the CSV: native, optimal, fibonacci, binomial, auto
+    redux_algorithm algorithm;
+    bool planned() const { return algorithm != REDUX_ALGORITHM_NATIVE; }
+};
+
+// Sizes up to this many bytes get the small-message iteration counts (OSU's LARGE_MESSAGE_SIZE).
+constexpr long kLargeMessageBytes = 8192;
+
+struct BenchOptions {
+    std::vector<AlgorithmChoice> algorithms;
+    std::vector<long> sizes_bytes;
+    int iterations = 0;  // 0: 1000 up to kLargeMessageBytes, 100 above
+    int warmup = -1;     // -1: 100 up to kLargeMessageBytes, 10 above
+    int root = 0;
+    bool in_place = false;
+    OpSpec op;
+    bool measured_costs = true;  // --costs measured: d and c measured here and passed to the planner
+    std::string csv_path;
+    std::string costs_csv_path;
+    bool min_max = false;
+    bool quiet = false;
+    std::string corrupt_algorithm;  // tests: damage this algorithm's result before verification
+
+    int iterations_for(long bytes) const { return iterations > 0 ? iterations : bytes <= kLargeMessageBytes ? 1000 : 100; }
+    int warmup_for(long bytes) const { return warmup >= 0 ? warmup : bytes <= kLargeMessageBytes ? 100 : 10; }
+};
+
+enum class ParseOutcome { run, help, usage_error };
+
+// Parses argv for a communicator of `ranks` ranks. Every rank gets the same argv and so the same outcome.
+// `message` is the help text (help) or the error followed by the usage (usage_error).
+ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& options, std::string& message);
+
+// "8:4M" (doubling), "8,64,1K", "1M"; K, M, G are powers of 1024. Empty with `error` set when invalid.
+std::vector<long> parse_sizes(const std::string& text, std::string& error);
+
+}  // namespace redux_bench

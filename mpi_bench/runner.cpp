@@ -1,0 +1,132 @@
+#include "runner.hpp"
+
+#include "yielding.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace redux_bench {
+namespace {
+
+// Timed repetitions for each cost measurement: a tenth of the iterations, 5 to 50.
+int cost_samples(int iterations) { return std::clamp(iterations / 10, 5, 50); }
+
+}  // namespace
+
+Runner::Runner(const BenchOptions& options, const BenchOp& op, MPI_Comm comm)
+    : options_(options), op_(op), comm_(comm), recv_(options.algorithms.size()) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+}
+
+void Runner::check_call(int rc, size_t algorithm) const {
+    if (rc == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    std::fprintf(stderr, "mpi_bench: rank %d: MPI_Reduce (%s) failed: %s\n", rank_,
+                 options_.algorithms[algorithm].name.c_str(), text);
+    MPI_Abort(comm_, 1);
+}
+
+// In place, the root's buffer holds its input before every call (outside the timed region).
+void Runner::prepare(size_t algorithm) {
+    if (options_.in_place && rank_ == options_.root) std::memcpy(recv_[algorithm].data(), send_.data(), send_.size());
+}
+
+int Runner::call(size_t algorithm, int count, redux_call_info* info) {
+    const AlgorithmChoice& choice = options_.algorithms[algorithm];
+    redux_options call_options = REDUX_OPTIONS_INIT;
+    call_options.algorithm = choice.algorithm;
+    if (choice.planned() && options_.measured_costs) {
+        call_options.transfer_s = costs_.transfer_s;
+        call_options.compute_s = costs_.compute_s;
+    }
+    void* recv = recv_[algorithm].data();
+    const bool in_place = options_.in_place && rank_ == options_.root;
+    const void* send = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
+    return redux_reduce_ex(send, recv, count, op_.datatype(), op_.op(), options_.root, comm_, &call_options, info);
+}
+
+// Compares every algorithm's last result with the expected one; the root says what went wrong.
+bool Runner::verify(int count, const char* when, bool corrupt) {
+    bool ok = true;
+    if (rank_ == options_.root) {
+        for (size_t a = 0; a < options_.algorithms.size() && ok; ++a) {
+            if (corrupt && options_.algorithms[a].name == options_.corrupt_algorithm) op_.corrupt(recv_[a].data());
+            std::string what;
+            if (op_.first_mismatch(recv_[a].data(), expected_.data(), count, what) >= 0) {
+                std::fprintf(stderr,
+                             "mpi_bench: verification FAILED %s timing: algorithm %s, op %s, datatype %s, %ld bytes "
+                             "(count %d), %d ranks, root %d%s: %s\n",
+                             when, options_.algorithms[a].name.c_str(), op_label(options_.op).c_str(),
+                             datatype_name(options_.op.type).c_str(),
+                             static_cast<long>(count) * op_.element_bytes(), count, size_, options_.root,
+                             options_.in_place ? ", in place" : "", what.c_str());
+                ok = false;
+            }
+        }
+    }
+    return all_of_yielding(ok, comm_);
+}
+
+bool Runner::run_size(int count, SizeResult& result) {
+    const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(op_.element_bytes());
+    const long size_bytes = static_cast<long>(bytes);
+    const int iterations = options_.iterations_for(size_bytes);
+    const int warmup = options_.warmup_for(size_bytes);
+    const size_t algorithms = options_.algorithms.size();
+
+    send_.assign(bytes, 0);
+    op_.fill(rank_, count, send_.data());
+    for (auto& buffer : recv_) buffer.assign(bytes, 0);
+    if (rank_ == options_.root) {
+        expected_.assign(bytes, 0);
+        op_.expected(size_, count, expected_.data());
+    }
+
+    result = SizeResult{};
+    result.bytes = size_bytes;
+    result.count = count;
+    result.costs_measured = options_.measured_costs;
+    costs_ = options_.measured_costs ? measure_costs(op_, count, options_.root, cost_samples(iterations), comm_)
+                                     : MeasuredCosts{};
+    result.costs = costs_;
+
+    // Verification: one call per algorithm, which also makes and caches the plan.
+    result.algorithms.assign(algorithms, AlgorithmResult{});
+    for (size_t a = 0; a < algorithms; ++a) {
+        redux_call_info info{};
+        prepare(a);
+        barrier_yielding(comm_);
+        check_call(call(a, count, &info), a);
+        AlgorithmResult& out = result.algorithms[a];
+        out.planned = info.planned != 0;
+        out.predicted_s = info.predicted_s;
+        out.transfer_s = info.transfer_s;
+        out.compute_s = info.compute_s;
+    }
+    if (!verify(count, "before", true)) return false;
+
+    std::vector<std::vector<double>> samples_s(algorithms);
+    for (auto& samples : samples_s) samples.reserve(static_cast<size_t>(iterations));
+    for (int it = -warmup; it < iterations; ++it) {
+        for (size_t k = 0; k < algorithms; ++k) {
+            const size_t a = (k + static_cast<size_t>(it + warmup)) % algorithms;
+            prepare(a);
+            barrier_yielding(comm_);
+            const double t0 = MPI_Wtime();
+            const int rc = call(a, count, nullptr);
+            const double elapsed_s = MPI_Wtime() - t0;
+            check_call(rc, a);
+            if (it >= 0 && rank_ == options_.root) samples_s[a].push_back(elapsed_s);
+        }
+    }
+    if (!verify(count, "after", false)) return false;
+
+    for (size_t a = 0; a < algorithms; ++a) result.algorithms[a].latency = summarize(samples_s[a]);
+    return true;
+}
+
+}  // namespace redux_bench

@@ -1,0 +1,64 @@
+// One size of the benchmark: inputs, costs, verification of every algorithm, then the timed iterations with
+// the algorithms alternating, then verification again.
+//
+// Timing follows the OSU convention for collectives: every iteration starts after a barrier, and the latency
+// is the root's time from leaving the barrier to the return of its MPI_Reduce. The barrier waits by
+// MPI_Test and sched_yield (yielding.hpp), not in MPI_Barrier, so ranks that are done do not take the core
+// of ranks still working when ranks outnumber cores. Within an iteration the algorithms run one after the
+// other, starting one further along the list each iteration, so slow phases of the machine hit all alike.
+#pragma once
+
+#include "costs.hpp"
+#include "ops.hpp"
+#include "options.hpp"
+#include "stats.hpp"
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace redux_bench {
+
+struct AlgorithmResult {
+    Summary latency;           // over the timed iterations, on the root
+    bool planned = false;      // the call ran a planned tree (not PMPI_Reduce)
+    double predicted_s = 0;    // the planner's predicted makespan when planned
+    double transfer_s = 0;     // the d and c the plan was made with when planned
+    double compute_s = 0;
+};
+
+struct SizeResult {
+    long bytes = 0;
+    int count = 0;
+    bool costs_measured = false;
+    MeasuredCosts costs;  // when costs_measured
+    std::vector<AlgorithmResult> algorithms;  // in BenchOptions::algorithms' order
+};
+
+class Runner {
+public:
+    Runner(const BenchOptions& options, const BenchOp& op, MPI_Comm comm);
+
+    // Collective. Times `count` elements; false on every rank when a result was wrong, after the root printed
+    // why on stderr. The results are meaningful on the root only.
+    bool run_size(int count, SizeResult& result);
+
+private:
+    void prepare(size_t algorithm);
+    int call(size_t algorithm, int count, redux_call_info* info);
+    bool verify(int count, const char* when, bool corrupt);
+    void check_call(int rc, size_t algorithm) const;
+
+    const BenchOptions& options_;
+    const BenchOp& op_;
+    MPI_Comm comm_;
+    int rank_ = 0;
+    int size_ = 0;
+    MeasuredCosts costs_;
+    std::vector<unsigned char> send_;
+    std::vector<unsigned char> expected_;
+    std::vector<std::vector<unsigned char>> recv_;  // one result buffer per algorithm
+};
+
+}  // namespace redux_bench

@@ -1,0 +1,36 @@
+#include "yielding.hpp"
+
+#include <sched.h>
+
+namespace redux_bench {
+
+int wait_all_yielding(int n, MPI_Request* requests) {
+    int done = 0;
+    while (true) {
+        const int rc = PMPI_Testall(n, requests, &done, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS || done) return rc;
+        sched_yield();
+    }
+}
+
+void barrier_yielding(MPI_Comm comm) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    PMPI_Ibarrier(comm, &request);
+    wait_all_yielding(1, &request);
+}
+
+void bcast_yielding(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    PMPI_Ibcast(buffer, count, datatype, root, comm, &request);
+    wait_all_yielding(1, &request);
+}
+
+bool all_of_yielding(bool value, MPI_Comm comm) {
+    int in = value ? 1 : 0, out = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    PMPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_LAND, comm, &request);
+    wait_all_yielding(1, &request);
+    return out != 0;
+}
+
+}  // namespace redux_bench
