@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
         if (reporter && message.empty() && !report.open(message)) message.insert(0, "--csv: ");
         const bool usable = all_of_yielding(message.empty(), comm);
         if (!usable) {
-            if (reporter) std::fprintf(stderr, "mpi_bench: error: %s\n", message.c_str());
+            if (reporter) std::fprintf(stderr, "mpi_bench: error: %s\n%s", message.c_str(), usage_text());
             status = kExitUsage;
         } else {
             if (reporter) report.print_header(skipped);

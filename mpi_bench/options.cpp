@@ -106,6 +106,8 @@ bool parse_algorithms(const std::string& text, std::vector<AlgorithmChoice>& out
 
 }  // namespace
 
+const char* usage_text() { return kUsage; }
+
 std::vector<long> parse_sizes(const std::string& text, std::string& error) {
     std::vector<long> sizes;
     for (const std::string& token : split(text, ',')) {

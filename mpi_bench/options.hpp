@@ -45,6 +45,9 @@ enum class ParseOutcome { run, help, usage_error };
 // `message` is the help text (help) or the error followed by the usage (usage_error).
 ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& options, std::string& message);
 
+// The synopsis printed with every command-line error.
+const char* usage_text();
+
 // "8:4M" (doubling), "8,64,1K", "1M"; K, M, G are powers of 1024. Empty with `error` set when invalid.
 std::vector<long> parse_sizes(const std::string& text, std::string& error);
 
