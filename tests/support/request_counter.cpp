@@ -18,6 +18,22 @@ int count_started(int rc, const MPI_Request* request) {
     return rc;
 }
 
+// Fault injection (request_counter.hpp): per entry, the calls left before the failing one (-1: none armed).
+constexpr int kEntries = 4;
+std::atomic<int> g_calls_left[kEntries] = {-1, -1, -1, -1};
+std::atomic<int> g_error[kEntries] = {MPI_SUCCESS, MPI_SUCCESS, MPI_SUCCESS, MPI_SUCCESS};
+std::atomic<long long> g_injected{0};
+
+// True when this call of `entry` must fail (then `error` is what it returns).
+bool fails(redux_test::Entry entry, int& error) {
+    const auto e = static_cast<size_t>(entry);
+    if (g_calls_left[e].load(std::memory_order_relaxed) < 0) return false;
+    if (g_calls_left[e].fetch_sub(1, std::memory_order_relaxed) != 0) return false;
+    error = g_error[e].load(std::memory_order_relaxed);
+    g_injected.fetch_add(1, std::memory_order_relaxed);
+    return true;
+}
+
 // Runs `call` on `count` requests and counts those whose handles it turned into MPI_REQUEST_NULL.
 template <typename Call>
 int count_completed(int count, MPI_Request* requests, Call call) {
@@ -40,12 +56,21 @@ RequestCounts request_counts() {
     return {g_started.load(std::memory_order_relaxed), g_completed.load(std::memory_order_relaxed)};
 }
 
+void inject_failure(Entry entry, int calls_before, int error) {
+    const auto e = static_cast<size_t>(entry);
+    g_error[e].store(error, std::memory_order_relaxed);
+    g_calls_left[e].store(calls_before, std::memory_order_relaxed);
+}
+
+long long injected_failures() { return g_injected.load(std::memory_order_relaxed); }
+
 }  // namespace redux_test
 
 extern "C" {
 
 int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request* request) {
+    if (int error = MPI_SUCCESS; fails(redux_test::Entry::isend, error)) return error;
     return count_started(PMPI_Isend(buf, count, datatype, dest, tag, comm, request), request);
 }
 
@@ -65,6 +90,7 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 }
 
 int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+    if (int error = MPI_SUCCESS; fails(redux_test::Entry::irecv, error)) return error;
     return count_started(PMPI_Irecv(buf, count, datatype, source, tag, comm, request), request);
 }
 
@@ -86,6 +112,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+    if (int error = MPI_SUCCESS; fails(redux_test::Entry::test, error)) return error;
     return count_completed(1, request, [&] { return PMPI_Test(request, flag, status); });
 }
 
@@ -98,6 +125,7 @@ int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_St
 }
 
 int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+    if (int error = MPI_SUCCESS; fails(redux_test::Entry::testsome, error)) return error;
     return count_completed(incount, requests,
                            [&] { return PMPI_Testsome(incount, requests, outcount, indices, statuses); });
 }

@@ -20,4 +20,11 @@ struct RequestCounts {
 
 RequestCounts request_counts();
 
+// Fault injection: after `calls_before` more calls of `entry` in this process, the next one returns `error`
+// without calling MPI (request handles untouched), once. For testing what libredux does with an MPI error
+// midway. injected_failures() counts the failures handed out so far.
+enum class Entry { irecv, isend, test, testsome };
+void inject_failure(Entry entry, int calls_before, int error);
+long long injected_failures();
+
 }  // namespace redux_test

@@ -2,8 +2,13 @@
 //
 // The plan gives this rank a parent, children in fold order (each joining on the left or the right of the
 // accumulated interval) and, for non-commutative plans whose sink is not the root, a final transfer. Here:
-//   1. Receives are posted ahead: up to recv_window children at once, each into a free scratch slot, so the
-//      transfer of the next child's partial result proceeds while the current one is folded.
+//   1. Receives are posted ahead into free scratch slots, up to recv_window children beyond the one being
+//      folded, so the transfer of the next child's partial result proceeds while the current one is folded.
+//      One receive is in flight at a time, in fold order, as in the model (one port per rank): child k + 1's
+//      receive is posted once child k's has arrived. Posting them all at once would let the children share
+//      the link, and with bandwidth-bound transfers the first partial result would arrive no sooner than the
+//      last, leaving nothing to overlap (measured on the emulated cluster: slower than no overlap at all).
+//      Small (eager) messages are not held back by this: they travel before their receive is posted.
 //   2. Children are folded strictly in plan order (never arrival order), so every call gives the same bits.
 //      MPI_Reduce_local(in, inout) computes inout = in o inout, so a child joining on the left folds into
 //      the accumulator, and one joining on the right takes the accumulator as its left operand and the
@@ -86,6 +91,7 @@ private:
         for (folded_ = 0; folded_ < children; ++folded_) {
             REDUX_MPI(post_receives());
             REDUX_MPI(wait_yielding(requests_[folded_]));
+            REDUX_MPI(post_receives());  // the next child's transfer, during this fold
             REDUX_MPI(fold_child(program_.children[folded_]));
         }
         if (program_.parent >= 0) REDUX_MPI(send(program_.parent, kTagPartial));
@@ -100,7 +106,8 @@ private:
 
     int post_receives() {
         const int children = static_cast<int>(program_.children.size());
-        while (posted_ < children && posted_ - folded_ < window_ && !free_.empty()) {
+        while (posted_ < children && posted_ - folded_ < window_ && !free_.empty() &&
+               (posted_ == 0 || requests_[posted_ - 1] == MPI_REQUEST_NULL)) {  // one in flight
             const int s = take_slot();
             child_slot_[posted_] = s;
             REDUX_MPI(MPI_Irecv(slot_[s], args_.count, args_.datatype, program_.children[posted_].rank, kTagPartial,
@@ -157,7 +164,8 @@ private:
         if (pending <= 0) return MPI_SUCCESS;
         int done = 0;
         indices_.resize(static_cast<size_t>(pending));
-        return MPI_Testsome(pending, &requests_[folded_ + 1], &done, indices_.data(), MPI_STATUSES_IGNORE);
+        REDUX_MPI(MPI_Testsome(pending, &requests_[folded_ + 1], &done, indices_.data(), MPI_STATUSES_IGNORE));
+        return done > 0 ? post_receives() : MPI_SUCCESS;
     }
 
     int send(int to, int tag) {

@@ -1,0 +1,183 @@
+// The executor on paths the planner's trees do not reach, and under MPI errors.
+//
+// FinalTransfer: a non-commutative reduction along a chain whose sink is not the root ends with one more
+// transfer, sink -> root (plan/layout.hpp). No tree the builders make needs it (the layout always finds a
+// sink on the root), so the programs are written here by hand: the chain 0 <- 1 <- ... <- n-1 (each rank folds
+// its right neighbour's interval on the right, the result ends on rank 0) and its mirror (ending on rank n-1),
+// run by run_program() for every root, in place or not, and checked against the rank-order product.
+//
+// MidwayError: an MPI error inside the executor (injected by the request counter at the root, after requests
+// are posted) is returned and reaches the user's error handler once, and every request the call started has
+// been completed or cancelled when it returns. The other ranks' calls return (small messages are sent eagerly).
+#include "exec/executor.hpp"
+#include "reduce_check.hpp"
+#include "request_counter.hpp"
+#include "user_ops.hpp"
+
+#include <redux/redux.h>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+// The chain towards `sink_at_zero ? 0 : n - 1`, with the final transfer to `root` when the sink is not the root.
+redux::RankProgram chain_program(int rank, int n, bool sink_at_zero, int root) {
+    redux::RankProgram program;
+    const int sink = sink_at_zero ? 0 : n - 1;
+    const int step = sink_at_zero ? 1 : -1;  // towards the far end
+    if (rank != sink) program.parent = rank - step;
+    const int child = rank + step;
+    if (child >= 0 && child < n) program.children.push_back({child, /*joins_left=*/!sink_at_zero});
+    if (sink != root) {
+        if (rank == sink) program.send_result_to = root;
+        if (rank == root) program.receive_result_from = sink;
+    }
+    return program;
+}
+
+TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    std::vector<std::unique_ptr<redux_test::Operand>> operands;
+    operands.push_back(redux_test::packed_matrix_operand());
+    operands.push_back(redux_test::matrix_operand(redux_test::MatrixLayout::struct_negative_lb));
+    operands.push_back(redux_test::matrix_operand(redux_test::MatrixLayout::resized_padded));
+    redux::ExecKnobs small_chunks;
+    small_chunks.chunk_bytes = 40;  // several chunks per fold, polling in between
+    for (const auto& operand : operands) {
+        redux::ElementLayout layout;
+        ASSERT_EQ(redux::describe_layout(operand->datatype(), layout), MPI_SUCCESS);
+        for (int count : {1, 7, 300}) {
+            for (bool sink_at_zero : {true, false}) {
+                for (int root = 0; root < size; ++root) {
+                    for (bool in_place : {false, true}) {
+                        SCOPED_TRACE(operand->name() + " count " + std::to_string(count) + " root " +
+                                     std::to_string(root) + (sink_at_zero ? " sink 0" : " sink n-1") +
+                                     (in_place ? " in place" : ""));
+                        const uint64_t seed = static_cast<uint64_t>(count * 31 + root);
+                        redux_test::TypedBuffer send(operand->datatype(), count), recv(operand->datatype(), count),
+                            want(operand->datatype(), count);
+                        const bool at_root = rank == root;
+                        operand->fill((in_place && at_root ? recv : send).origin(), count, rank, seed);
+                        redux::ReduceArgs args;
+                        args.in_place = in_place && at_root;
+                        args.sendbuf = args.in_place ? recv.origin() : send.origin();
+                        args.recvbuf = recv.origin();
+                        args.count = count;
+                        args.datatype = operand->datatype();
+                        args.op = operand->op();
+                        args.commutative = false;
+                        args.root = root;
+                        redux::Workspace workspace;
+                        const auto before = redux_test::request_counts();
+                        const int rc = redux::run_program(chain_program(rank, size, sink_at_zero, root), rank, args,
+                                                          layout, comm, workspace, small_chunks);
+                        const auto after = redux_test::request_counts();
+                        EXPECT_EQ(rc, MPI_SUCCESS);
+                        EXPECT_EQ(after.started - before.started, after.completed - before.completed);
+                        if (at_root) {
+                            operand->expect(want.origin(), count, size, seed);
+                            EXPECT_EQ(operand->compare(recv.origin(), want.origin(), count), "");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    MPI_Comm_free(&comm);
+}
+
+int g_handler_calls = 0;
+int g_handler_class = MPI_SUCCESS;
+
+void counting_handler(MPI_Comm*, int* code, ...) {
+    ++g_handler_calls;
+    MPI_Error_class(*code, &g_handler_class);
+}
+
+// One sum of 4 ints at root 0 on a fresh communicator, with `entry` failing at the root after `calls_before`
+// calls; `must_fire`: the test expects the root to reach that call.
+void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool must_fire) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_create_errhandler(counting_handler, &handler);
+    MPI_Comm_set_errhandler(comm, handler);
+    std::vector<int> send(4, rank + 1), recv(4, 0);
+    // Make libredux's state for comm first (its creation is collective and must not meet the failure).
+    ASSERT_EQ(redux_reduce(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, comm), MPI_SUCCESS);
+
+    g_handler_calls = 0;
+    g_handler_class = MPI_SUCCESS;
+    const long long injected_before = redux_test::injected_failures();
+    if (rank == 0) redux_test::inject_failure(entry, calls_before, MPI_ERR_OTHER);
+    const auto before = redux_test::request_counts();
+    const int rc = redux_reduce(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, comm);
+    const auto after = redux_test::request_counts();
+    redux_test::inject_failure(entry, -1, MPI_SUCCESS);  // disarm, fired or not
+    const bool fired = redux_test::injected_failures() > injected_before;
+
+    EXPECT_EQ(after.started - before.started, after.completed - before.completed)
+        << "a request started by the call was neither completed nor cancelled";
+    if (must_fire && rank == 0) {
+        EXPECT_TRUE(fired) << "the injected failure was not reached";
+    }
+    if (fired) {
+        int cls = MPI_SUCCESS;
+        MPI_Error_class(rc, &cls);
+        EXPECT_EQ(cls, MPI_ERR_OTHER);
+        EXPECT_EQ(g_handler_calls, 1);
+        EXPECT_EQ(g_handler_class, MPI_ERR_OTHER);
+    } else {
+        EXPECT_EQ(rc, MPI_SUCCESS);
+        EXPECT_EQ(g_handler_calls, 0);
+    }
+    // After an error the communicator's messages may be out of step: the test drops it (libredux's state goes
+    // with it) and checks that a fresh one works.
+    MPI_Comm_free(&comm);
+    MPI_Errhandler_free(&handler);
+    MPI_Comm fresh = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
+    std::fill(recv.begin(), recv.end(), 0);
+    ASSERT_EQ(redux_reduce(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, fresh), MPI_SUCCESS);
+    if (rank == 0) {
+        EXPECT_EQ(recv, std::vector<int>(4, size * (size + 1) / 2));
+    }
+    MPI_Comm_free(&fresh);
+}
+
+// The root's first wait on its first child's receive fails: that receive is cancelled (or completed).
+TEST(MidwayError, FailedWaitCancelsThePostedReceive) {
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    sum_with_failure_at_root(redux_test::Entry::test, 0, /*must_fire=*/size > 1);
+}
+
+// The root's poll during its first fold fails while the next child's receive is in flight (this executable
+// runs with REDUX_CHUNK_BYTES=8: two chunks of 4 ints, one poll in between). With three ranks or more the root
+// has two children or more under the default costs (c << d: a binomial-like tree), so the poll happens.
+TEST(MidwayError, FailedPollCancelsTheReceiveInFlight) {
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    sum_with_failure_at_root(redux_test::Entry::testsome, 0, /*must_fire=*/size > 2);
+}
+
+// The root's first receive cannot be posted.
+TEST(MidwayError, FailedPostIsReported) {
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    sum_with_failure_at_root(redux_test::Entry::irecv, 0, /*must_fire=*/size > 1);
+}
+
+}  // namespace
