@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""Turns mpi_bench's CSV files into PNG plots (Debian's python3-matplotlib).
+
+    /usr/bin/python3 mpi_bench/plot.py RESULTS.csv [MORE.csv ...] [--costs COSTS.csv ...] [--out DIR]
+
+For every (op, ranks) in the results, latency-<op>-np<ranks>.png: the median latency against the message
+size, one line per algorithm, with the planner's prediction for optimal dashed. With --costs (the files of
+mpi_bench --costs-csv), speedup-vs-cd.png: each planned algorithm's speedup over native against c/d, the
+ratio of the measured op cost to the measured transfer cost of the same (op, ranks, size); filled markers
+for commutative ops, open ones for ops registered non-commutative. Written to --out (default: the directory
+of the first CSV).
+"""
+import argparse
+import csv
+import os
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+HEADER = ["algorithm", "op", "ranks", "bytes", "count", "avg_us", "min_us", "max_us", "predicted_us",
+          "speedup_vs_native"]
+COSTS_HEADER = ["op", "ranks", "bytes", "count", "transfer_us", "compute_us", "source"]
+ALGORITHM_ORDER = ["native", "optimal", "fibonacci", "binomial", "auto"]
+STYLE = {"native": ("k", "o"), "optimal": ("tab:blue", "s"), "fibonacci": ("tab:green", "^"),
+         "binomial": ("tab:orange", "v"), "auto": ("tab:purple", "x")}
+
+
+def read_csv(path, header):
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        first = next(reader, None)
+        if first != header:
+            sys.exit(f"plot.py: {path}: the header is not {','.join(header)}")
+        return [dict(zip(header, row)) for row in reader if row]
+
+
+def file_name(text):
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+
+
+def plot_latency(rows, out_dir):
+    groups = defaultdict(list)
+    for row in rows:
+        groups[(row["op"], int(row["ranks"]))].append(row)
+    written = []
+    for (op, ranks), group in sorted(groups.items()):
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        algorithms = sorted({r["algorithm"] for r in group}, key=ALGORITHM_ORDER.index)
+        for algorithm in algorithms:
+            points = sorted((int(r["bytes"]), float(r["avg_us"]), r["predicted_us"]) for r in group
+                            if r["algorithm"] == algorithm)
+            color, marker = STYLE.get(algorithm, (None, "."))
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker=marker, color=color, label=algorithm)
+            if algorithm == "optimal" and all(p[2] for p in points):
+                ax.plot([p[0] for p in points], [float(p[2]) for p in points], linestyle="--", color=color,
+                        alpha=0.6, label="optimal, predicted")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("message size (bytes)")
+        ax.set_ylabel("latency (us), median")
+        ax.set_title(f"MPI_Reduce, op {op}, {ranks} ranks")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        path = os.path.join(out_dir, f"latency-{file_name(op)}-np{ranks}.png")
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def plot_speedup(rows, costs, out_dir):
+    ratio = {}
+    for c in costs:
+        transfer, compute = float(c["transfer_us"]), float(c["compute_us"])
+        if transfer > 0:
+            ratio[(c["op"], c["ranks"], c["bytes"])] = compute / transfer
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    plotted = False
+    for algorithm in ALGORITHM_ORDER[1:]:
+        for noncommutative in (False, True):
+            points = sorted((ratio[(r["op"], r["ranks"], r["bytes"])], float(r["speedup_vs_native"])) for r in rows
+                            if r["algorithm"] == algorithm and r["speedup_vs_native"]
+                            and r["op"].endswith("/noncommutative") == noncommutative
+                            and (r["op"], r["ranks"], r["bytes"]) in ratio)
+            if not points:
+                continue
+            color, marker = STYLE.get(algorithm, (None, "."))
+            ax.scatter([p[0] for p in points], [p[1] for p in points], color=color, marker=marker,
+                       facecolors="none" if noncommutative and marker not in "x+" else color,
+                       label=f"{algorithm}{' (non-commutative)' if noncommutative else ''}")
+            plotted = True
+    if not plotted:
+        plt.close(fig)
+        return []
+    ax.axhline(1.0, color="k", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("c / d (measured op cost / measured transfer cost)")
+    ax.set_ylabel("speedup over native MPI_Reduce")
+    ax.set_title("libredux's trees against the MPI library's MPI_Reduce")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    path = os.path.join(out_dir, "speedup-vs-cd.png")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", nargs="+", help="mpi_bench --csv files")
+    parser.add_argument("--costs", nargs="*", default=[], help="mpi_bench --costs-csv files")
+    parser.add_argument("--out", help="directory for the PNG files (default: that of the first CSV)")
+    args = parser.parse_args()
+    out_dir = args.out or os.path.dirname(os.path.abspath(args.results[0]))
+    os.makedirs(out_dir, exist_ok=True)
+    rows = [row for path in args.results for row in read_csv(path, HEADER)]
+    costs = [row for path in args.costs for row in read_csv(path, COSTS_HEADER)]
+    written = plot_latency(rows, out_dir)
+    if costs:
+        written += plot_speedup(rows, costs, out_dir)
+    for path in written:
+        print(path)
+
+
+if __name__ == "__main__":
+    main()
