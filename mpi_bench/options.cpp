@@ -12,14 +12,16 @@ namespace {
 constexpr const char* kUsage =
     "usage: mpirun -np N mpi_bench [--algorithms LIST] [--sizes SIZES] [--iterations N] [--warmup N]\n"
     "                              [--root R] [--in-place] [--datatype TYPE] [--op OP] [--noncommutative]\n"
-    "                              [--costs measured|library] [--csv FILE] [--costs-csv FILE] [--full]\n"
+    "                              [--costs measured|library] [--sync barrier|window] [--csv FILE]\n"
+    "                              [--costs-csv FILE] [--full]\n"
     "                              [--quiet] [--help]\n";
 
 constexpr const char* kDescription =
     "Times MPI_Reduce with the MPI library's own algorithm (native, through PMPI_Reduce) and libredux's\n"
     "planned trees, side by side in one run: for every size, iterations alternate between the algorithms.\n"
     "Each algorithm's result is verified against an independent computation before and after timing.\n"
-    "Latency = time from a barrier to the root's completion, median over iterations (the CSV's avg_us).\n"
+    "Latency = time from a barrier to the root's completion, median over iterations (the CSV's avg_us);\n"
+    "with --sync window, from a start time all ranks agreed on (for networks with ms latencies).\n"
     "\n"
     "Costs (--costs measured, the default): for every size, before timing, d = the slowest of the median\n"
     "one-way times of a ping-pong of this many bytes between the root and each other rank, and c = the\n"
@@ -142,6 +144,7 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     std::string op_text = "sum";
     std::string datatype_text;
     std::string costs_text = "measured";
+    std::string sync_text = "barrier";
     bool noncommutative = false;
     app.add_option("--algorithms", algorithms_text,
                    "comma-separated: native (the MPI library's MPI_Reduce, via PMPI_Reduce), optimal, fibonacci, "
@@ -169,6 +172,10 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
                    "measured (default): d and c measured per size and passed to the planner; library: libredux's "
                    "own")
         ->type_name("SOURCE");
+    app.add_option("--sync", sync_text,
+                   "barrier (default, as OSU): time from leaving a barrier; window: every rank starts at a time "
+                   "agreed in advance (clock offsets measured), which removes the barrier's exit skew")
+        ->type_name("HOW");
     app.add_option("--csv", options.csv_path, "write one CSV row per (algorithm, op, size) to FILE")->type_name("FILE");
     app.add_option("--costs-csv", options.costs_csv_path, "write the d and c of every size to FILE")
         ->type_name("FILE");
@@ -206,6 +213,10 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
         return usage_error("--costs: '" + costs_text + "' is neither measured nor library");
     }
     options.measured_costs = costs_text == "measured";
+    if (sync_text != "barrier" && sync_text != "window") {
+        return usage_error("--sync: '" + sync_text + "' is neither barrier nor window");
+    }
+    options.window_sync = sync_text == "window";
     if (!options.corrupt_algorithm.empty()) {
         bool known = false;
         for (const AlgorithmChoice& choice : options.algorithms) known = known || choice.name == options.corrupt_algorithm;

@@ -29,6 +29,7 @@ struct BenchOptions {
     bool in_place = false;
     OpSpec op;
     bool measured_costs = true;  // --costs measured: d and c measured here and passed to the planner
+    bool window_sync = false;    // --sync window: iterations start at an agreed time (start_clock.hpp)
     std::string csv_path;
     std::string costs_csv_path;
     bool min_max = false;

@@ -48,6 +48,8 @@ def plot_latency(rows, out_dir):
         groups[(row["op"], int(row["ranks"]))].append(row)
     written = []
     for (op, ranks), group in sorted(groups.items()):
+        if len({r["bytes"] for r in group}) < 2:
+            continue  # one size: nothing to draw against size
         fig, ax = plt.subplots(figsize=(7, 4.5))
         algorithms = sorted({r["algorithm"] for r in group}, key=ALGORITHM_ORDER.index)
         for algorithm in algorithms:

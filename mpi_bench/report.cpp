@@ -75,7 +75,8 @@ void Report::print_header(const std::string& skipped_sizes) {
     std::printf("# iterations %d up to %ld B, %d above; warm-up %d, %d\n", options_.iterations_for(small), small,
                 options_.iterations_for(small + 1), options_.warmup_for(small), options_.warmup_for(small + 1));
     if (!skipped_sizes.empty()) std::printf("# skipped (smaller than one element): %s\n", skipped_sizes.c_str());
-    std::printf("# latency (us): median over iterations, barrier to the root's completion; d, c (us): planned with\n");
+    std::printf("# latency (us): median over iterations, %s to the root's completion; d, c (us): planned with\n",
+                options_.window_sync ? "agreed start time (--sync window)" : "barrier");
     std::printf("%-10s", "# Size");
     for (const AlgorithmChoice& algorithm : options_.algorithms) {
         std::printf(" %*s", kColumn, algorithm.name.c_str());
@@ -117,6 +118,10 @@ void Report::add(const SizeResult& result, size_t index, size_t total) {
         }
         std::fprintf(stderr, "mpi_bench: [%zu/%zu] %ld B: %s (elapsed %.1f s)\n", index + 1, total, result.bytes,
                      line.c_str(), elapsed_s);
+    }
+    if (result.late_starts > 0) {
+        std::fprintf(stderr, "mpi_bench: %ld B: %ld rank-iterations began after the agreed start (margin %.0f us)\n",
+                     result.bytes, result.late_starts, result.start_margin_s * 1e6);
     }
 }
 

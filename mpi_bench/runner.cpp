@@ -9,8 +9,8 @@
 namespace redux_bench {
 namespace {
 
-// Timed repetitions for each cost measurement: a tenth of the iterations, 5 to 50.
-int cost_samples(int iterations) { return std::clamp(iterations / 10, 5, 50); }
+// Timed repetitions for each cost measurement: as many as the iterations, 10 to 50.
+int cost_samples(int iterations) { return std::clamp(iterations, 10, 50); }
 
 }  // namespace
 
@@ -109,19 +109,29 @@ bool Runner::run_size(int count, SizeResult& result) {
     }
     if (!verify(count, "before", true)) return false;
 
+    if (options_.window_sync && !start_clock_) start_clock_ = std::make_unique<StartClock>(options_.root, comm_);
     std::vector<std::vector<double>> samples_s(algorithms);
     for (auto& samples : samples_s) samples.reserve(static_cast<size_t>(iterations));
     for (int it = -warmup; it < iterations; ++it) {
         for (size_t k = 0; k < algorithms; ++k) {
             const size_t a = (k + static_cast<size_t>(it + warmup)) % algorithms;
             prepare(a);
-            barrier_yielding(comm_);
-            const double t0 = MPI_Wtime();
+            double t0 = 0;
+            if (start_clock_) {
+                t0 = start_clock_->next_start();
+            } else {
+                barrier_yielding(comm_);
+                t0 = MPI_Wtime();
+            }
             const int rc = call(a, count, nullptr);
             const double elapsed_s = MPI_Wtime() - t0;
             check_call(rc, a);
             if (it >= 0 && rank_ == options_.root) samples_s[a].push_back(elapsed_s);
         }
+    }
+    if (start_clock_) {
+        result.late_starts = start_clock_->take_late_count();
+        result.start_margin_s = start_clock_->margin_s();
     }
     if (!verify(count, "after", false)) return false;
 

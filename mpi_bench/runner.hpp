@@ -13,8 +13,11 @@
 #include "options.hpp"
 #include "stats.hpp"
 
+#include "start_clock.hpp"
+
 #include <mpi.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,8 @@ struct SizeResult {
     bool costs_measured = false;
     MeasuredCosts costs;  // when costs_measured
     std::vector<AlgorithmResult> algorithms;  // in BenchOptions::algorithms' order
+    long late_starts = 0;  // --sync window: iterations some rank began after the agreed start
+    double start_margin_s = 0;
 };
 
 class Runner {
@@ -55,6 +60,7 @@ private:
     MPI_Comm comm_;
     int rank_ = 0;
     int size_ = 0;
+    std::unique_ptr<StartClock> start_clock_;  // --sync window
     MeasuredCosts costs_;
     std::vector<unsigned char> send_;
     std::vector<unsigned char> expected_;

@@ -1,15 +1,29 @@
 #include "yielding.hpp"
 
 #include <sched.h>
+#include <time.h>
 
 namespace redux_bench {
+namespace {
+
+// Waits longer than this are long on any machine: from then on, the waiting rank sleeps between polls.
+constexpr double kSpinBeforeSleepS = 1e-3;
+constexpr long kSleepNs = 50000;
+
+}  // namespace
 
 int wait_all_yielding(int n, MPI_Request* requests) {
     int done = 0;
+    const double start_s = MPI_Wtime();
     while (true) {
         const int rc = PMPI_Testall(n, requests, &done, MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS || done) return rc;
-        sched_yield();
+        if (MPI_Wtime() - start_s < kSpinBeforeSleepS) {
+            sched_yield();
+        } else {
+            const timespec pause{0, kSleepNs};
+            nanosleep(&pause, nullptr);
+        }
     }
 }
 

@@ -4,14 +4,16 @@
 // nodes share 2 cores). Debian 12's MPICH busy-polls in every blocking call, so a rank waiting in MPI_Barrier
 // takes the core the rank doing the work needs. The barrier between timed iterations, the broadcasts of
 // measured costs and verdicts, and the ping-pong used to measure d therefore start the nonblocking call and
-// wait by MPI_Test with sched_yield() in between. They call PMPI_ names: nothing here is what is measured.
+// wait by MPI_Test with sched_yield() in between, and after a millisecond (a long wait anywhere: on the
+// emulated cluster, where several ranks wait out network latencies) sleep 50 us between tests, so the ranks
+// with work to do get the cores. They call PMPI_ names: nothing here is what is measured.
 #pragma once
 
 #include <mpi.h>
 
 namespace redux_bench {
 
-// Waits for every request in [requests, requests + n) by PMPI_Testall and sched_yield().
+// Waits for every request in [requests, requests + n) by PMPI_Testall and sched_yield() (or sleeps).
 int wait_all_yielding(int n, MPI_Request* requests);
 
 void barrier_yielding(MPI_Comm comm);

@@ -1,0 +1,106 @@
+#include "start_clock.hpp"
+
+#include "yielding.hpp"
+
+#include <sched.h>
+#include <time.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace redux_bench {
+namespace {
+
+constexpr int kOffsetSamples = 20;
+constexpr int kMarginSamples = 10;
+constexpr int kClockTag = 7002;
+
+void send_yielding(const double* values, int count, int to, MPI_Comm comm) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    PMPI_Isend(values, count, MPI_DOUBLE, to, kClockTag, comm, &request);
+    wait_all_yielding(1, &request);
+}
+
+void recv_yielding(double* values, int count, int from, MPI_Comm comm) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    PMPI_Irecv(values, count, MPI_DOUBLE, from, kClockTag, comm, &request);
+    wait_all_yielding(1, &request);
+}
+
+}  // namespace
+
+StartClock::StartClock(int root, MPI_Comm comm) : root_(root), comm_(comm) {
+    int size = 0;
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size);
+
+    // Offsets: the root asks each rank for its clock; the reply that came back fastest is the best estimate.
+    for (int partner = 0; partner < size; ++partner) {
+        if (partner == root_ || (rank_ != root_ && rank_ != partner)) continue;
+        if (rank_ == root_) {
+            double best_rtt_s = 1e300, offset_s = 0;
+            for (int s = 0; s < kOffsetSamples; ++s) {
+                double t = 0, remote = 0;
+                const double sent = MPI_Wtime();
+                send_yielding(&t, 1, partner, comm_);
+                recv_yielding(&remote, 1, partner, comm_);
+                const double received = MPI_Wtime();
+                if (received - sent < best_rtt_s) {
+                    best_rtt_s = received - sent;
+                    offset_s = remote - (sent + received) / 2;
+                }
+            }
+            send_yielding(&offset_s, 1, partner, comm_);
+        } else {
+            for (int s = 0; s < kOffsetSamples; ++s) {
+                double t = 0;
+                recv_yielding(&t, 1, root_, comm_);
+                t = MPI_Wtime();
+                send_yielding(&t, 1, root_, comm_);
+            }
+            recv_yielding(&offset_s_, 1, root_, comm_);
+        }
+    }
+
+    // Margin: a broadcast from the root and a reduction back, the slowest of a few, doubled.
+    double slowest_s = 0;
+    for (int s = 0; s < kMarginSamples; ++s) {
+        barrier_yielding(comm_);
+        const double t0 = MPI_Wtime();
+        double token = t0;
+        bcast_yielding(&token, 1, MPI_DOUBLE, root_, comm_);
+        all_of_yielding(true, comm_);
+        slowest_s = std::max(slowest_s, MPI_Wtime() - t0);
+    }
+    margin_s_ = 2 * slowest_s + 50e-6;
+    bcast_yielding(&margin_s_, 1, MPI_DOUBLE, root_, comm_);
+}
+
+double StartClock::next_start() {
+    barrier_yielding(comm_);
+    double start_s = rank_ == root_ ? MPI_Wtime() + margin_s_ : 0;  // on the root's clock
+    bcast_yielding(&start_s, 1, MPI_DOUBLE, root_, comm_);
+    const double local_start_s = start_s + offset_s_;
+    if (MPI_Wtime() > local_start_s) ++late_;
+    // Sleep through most of the wait (other ranks may need the cores), spin through the last 200 us.
+    for (double left_s = local_start_s - MPI_Wtime(); left_s > 0; left_s = local_start_s - MPI_Wtime()) {
+        if (left_s > 300e-6) {
+            const timespec pause{0, static_cast<long>(std::min(left_s - 200e-6, 0.5) * 1e9)};
+            nanosleep(&pause, nullptr);
+        } else {
+            sched_yield();
+        }
+    }
+    return local_start_s;
+}
+
+long StartClock::take_late_count() {
+    long total = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    PMPI_Iallreduce(&late_, &total, 1, MPI_LONG, MPI_SUM, comm_, &request);
+    wait_all_yielding(1, &request);
+    late_ = 0;
+    return total;
+}
+
+}  // namespace redux_bench

@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""The issue's targets, computed from mpi_bench CSV files (made by cluster-sweep.sh), as Markdown.
+
+    /usr/bin/python3 mpi_bench/summary.py --delay delay.csv --costs delay.costs.csv [--sum sum.csv]
+
+1. For every delay run (one op, one size): c/d, native and optimal latency, optimal's speedup over native
+   (target at c ~ d: >= 1.2 commutative, >= 2 non-commutative) and optimal's latency against the planner's
+   prediction (target: within 20%).
+2. Where c << d (every size of the sum sweep, and delay runs with c/d <= 0.2): auto's latency against the
+   best algorithm's (target: within 5%).
+"""
+import argparse
+import csv
+from collections import defaultdict
+
+
+def rows_of(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--delay", required=True)
+    parser.add_argument("--costs", required=True)
+    parser.add_argument("--sum")
+    args = parser.parse_args()
+
+    costs = {(c["op"], c["bytes"]): c for c in rows_of(args.costs)}
+    runs = defaultdict(dict)
+    for row in rows_of(args.delay):
+        runs[(row["op"], row["bytes"])][row["algorithm"]] = row
+
+    print("| op | bytes | d (us) | c (us) | c/d | native (us) | optimal (us) | speedup | predicted (us) "
+          "| measured / predicted |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    ordered = sorted(runs.items(), key=lambda item: (item[0][0].endswith("/noncommutative"), int(item[0][1]),
+                                                      float(costs[item[0]]["compute_us"])))
+    for (op, size), algorithms in ordered:
+        cost = costs[(op, size)]
+        d, c = float(cost["transfer_us"]), float(cost["compute_us"])
+        native, optimal = algorithms.get("native"), algorithms.get("optimal")
+        if not native or not optimal:
+            continue
+        predicted = float(optimal["predicted_us"])
+        print(f"| {op} | {size} | {d:.0f} | {c:.0f} | {c / d:.2f} | {float(native['avg_us']):.0f} "
+              f"| {float(optimal['avg_us']):.0f} | {float(optimal['speedup_vs_native']):.2f} | {predicted:.0f} "
+              f"| {float(optimal['avg_us']) / predicted:.2f} |")
+
+    print()
+    print("c << d: auto against the best algorithm of the same run (target: within 5%)")
+    print()
+    print("| run | bytes | c/d | best | best (us) | auto (us) | auto / best |")
+    print("|---|---|---|---|---|---|---|")
+    cases = []
+    if args.sum:
+        by_size = defaultdict(dict)
+        for row in rows_of(args.sum):
+            by_size[row["bytes"]][row["algorithm"]] = row
+        cases += [("sum", size, None, algorithms) for size, algorithms in sorted(by_size.items(), key=lambda x: int(x[0]))]
+    for (op, size), algorithms in ordered:
+        cost = costs[(op, size)]
+        ratio = float(cost["compute_us"]) / float(cost["transfer_us"])
+        if ratio <= 0.2:
+            cases.append((op, size, ratio, algorithms))
+    within = 0
+    for op, size, ratio, algorithms in cases:
+        if "auto" not in algorithms:
+            continue
+        best = min(algorithms.values(), key=lambda r: float(r["avg_us"]))
+        auto = float(algorithms["auto"]["avg_us"])
+        factor = auto / float(best["avg_us"])
+        within += factor <= 1.05
+        ratio_text = "~0" if ratio is None else f"{ratio:.2f}"
+        print(f"| {op} | {size} | {ratio_text} | {best['algorithm']} | {float(best['avg_us']):.0f} | {auto:.0f} "
+              f"| {factor:.3f} |")
+    print()
+    print(f"auto within 5% of the best in {within} of {len(cases)} cases")
+
+
+if __name__ == "__main__":
+    main()
