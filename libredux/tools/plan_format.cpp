@@ -62,7 +62,11 @@ std::string request_summary(const Plan& plan, std::string (*format_s)(double)) {
     std::string summary = std::to_string(request.ranks) + (request.ranks == 1 ? " rank" : " ranks") + ", strategy " +
                           cli_strategy_name(request.strategy);
     if (is_limited(plan)) summary += " (limit " + std::to_string(request.limit) + ")";
-    summary += ", d = " + format_s(request.costs.transfer_s) + ", c = " + format_s(request.costs.compute_s);
+    summary += request.hetero_costs ? ", heterogeneous costs (mean d = " : ", d = ";
+    summary += format_s(request.costs.transfer_s) + ", c = " + format_s(request.costs.compute_s);
+    if (request.hetero_costs) summary += ")";
+    if (request.model != TransferModel::overlap)
+        summary += ", model " + std::string(transfer_model_name(request.model));
     summary += ", root " + std::to_string(request.root);
     summary += request.commutative ? ", commutative" : ", non-commutative";
     return summary;
@@ -135,13 +139,18 @@ void write_text_tree(std::ostream& out, const Plan& plan) {
     }
 }
 
+// When `rank`'s transfer to its parent ends: the simulator's time, or start + d for a plan made without one.
+double arrival_s(const Plan& plan, int32_t rank) {
+    const auto r = static_cast<size_t>(rank);
+    return r < plan.arrive_s.size() ? plan.arrive_s[r] : plan.send_start_s[r] + plan.request.costs.transfer_s;
+}
+
 void write_text_schedule(std::ostream& out, const Plan& plan) {
-    const double transfer_s = plan.request.costs.transfer_s;
     out << "schedule (transfers by start time):\n";
     for (const int32_t rank : senders_by_start(plan)) {
         const double start_s = plan.send_start_s[static_cast<size_t>(rank)];
         out << "  t=" << text_s(start_s) << "  rank " << rank << " -> rank " << plan.parent[static_cast<size_t>(rank)]
-            << "  (arrives " << text_s(start_s + transfer_s) << ")\n";
+            << "  (arrives " << text_s(arrival_s(plan, rank)) << ")\n";
     }
     if (plan.final_transfer) {
         out << "  t=" << text_s(plan.tree_makespan_s) << "  rank " << plan.sink << " -> rank " << plan.request.root
@@ -187,6 +196,8 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
     }
     out << ",\n  \"root\": " << request.root;
     out << ",\n  \"commutative\": " << (request.commutative ? "true" : "false");
+    out << ",\n  \"model\": \"" << transfer_model_name(request.model) << '"';
+    out << ",\n  \"heterogeneous\": " << (request.hetero_costs ? "true" : "false");
     out << ",\n  \"sink\": " << plan.sink;
     out << ",\n  \"final_transfer\": " << (plan.final_transfer ? "true" : "false");
     out << ",\n  \"makespan\": ";

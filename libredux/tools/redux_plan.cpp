@@ -1,11 +1,14 @@
-// redux-plan: prints the reduction plan libredux would run for N ranks under the costs (d, c).
+// redux-plan: prints the reduction plan libredux would run for N ranks under the costs (d, c), or under the
+// per-rank and per-link costs of a cost file.
 //
-//   redux-plan --ranks N --d D --c C [--strategy optimal|fibonacci|binomial|transfers-limited|reducers-limited]
-//              [--limit K] [--root R] [--noncommutative] [--format json|text|dot]
+//   redux-plan (--ranks N --d D --c C | --costs FILE [--ranks N])
+//              [--strategy optimal|fibonacci|binomial|transfers-limited|reducers-limited|snf|hetero-greedy]
+//              [--limit K] [--root R] [--noncommutative] [--model overlap|no-overlap] [--format json|text|dot]
 //
 // The command line is parsed into a PlanRequest, checked with redux::validate (so the tool and the library
 // reject the same requests), planned with redux::make_plan and written by plan_format. Exit status: 0 on
 // success and for --help, 2 for a bad command line (one line on stderr saying what is wrong), 1 otherwise.
+#include "model/cost_file.hpp"
 #include "plan/planner.hpp"
 #include "plan_format.hpp"
 
@@ -18,6 +21,7 @@
 #include <exception>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -27,8 +31,10 @@ constexpr int exit_ok = 0;
 constexpr int exit_failure = 1;
 constexpr int exit_usage = 2;
 
-constexpr std::array all_strategies = {redux::Strategy::optimal, redux::Strategy::fibonacci, redux::Strategy::binomial,
-                                       redux::Strategy::transfers_limited, redux::Strategy::reducers_limited};
+constexpr std::array all_strategies = {redux::Strategy::optimal,          redux::Strategy::fibonacci,
+                                       redux::Strategy::binomial,         redux::Strategy::transfers_limited,
+                                       redux::Strategy::reducers_limited, redux::Strategy::snf,
+                                       redux::Strategy::hetero_greedy};
 
 enum class OutputFormat { json, text, dot };
 
@@ -37,6 +43,8 @@ struct CommandLine {
     std::string ranks_text;
     std::string transfer_s_text;
     std::string compute_s_text;
+    std::string costs_path;
+    std::string model_text = "overlap";
     std::string strategy_text = "optimal";
     std::string limit_text;
     bool limit_given = false;
@@ -92,15 +100,20 @@ std::optional<OutputFormat> parse_format(const std::string& text) {
 }
 
 void add_options(CLI::App& app, CommandLine& line) {
-    app.add_option("--ranks", line.ranks_text, "number of ranks taking part in the reduction (>= 1)")
-        ->required()
+    app.add_option("--ranks", line.ranks_text,
+                   "number of ranks taking part in the reduction (>= 1); with --costs, implied by the file")
         ->type_name("N");
     app.add_option("--d", line.transfer_s_text, "time to transfer one element between two ranks, in seconds")
-        ->required()
         ->type_name("D");
-    app.add_option("--c", line.compute_s_text, "time of one application of the operator, in seconds")
-        ->required()
-        ->type_name("C");
+    app.add_option("--c", line.compute_s_text, "time of one application of the operator, in seconds")->type_name("C");
+    app.add_option("--costs", line.costs_path,
+                   "JSON file of per-rank and per-link costs, instead of --d and --c: "
+                   "{\"c\": [c_0, ...], \"d\": [[d_00, d_01, ...], ...]} or "
+                   "{\"c\": [...], \"class_of\": [k_0, ...], \"d_class\": [[...], ...]}")
+        ->type_name("FILE");
+    app.add_option("--model", line.model_text,
+                   "overlap: a rank receives while it folds (default); no-overlap: one transfer or fold at a time")
+        ->type_name("MODEL");
     app.add_option("--strategy", line.strategy_text, "tree to build: " + strategy_list("|") + " (default optimal)")
         ->type_name("NAME");
     app.add_option("--limit", line.limit_text,
@@ -110,19 +123,62 @@ void add_options(CLI::App& app, CommandLine& line) {
     app.add_flag("--noncommutative", line.noncommutative,
                  "the operator is not commutative: ranks fold in rank order (the result may need one more transfer)");
     app.add_option("--format", line.format_text, "output: json|text|dot (default json)")->type_name("FORMAT");
-    app.footer("Exit status: 0 on success, 2 for a bad command line.");
+    app.footer("Exit status: 0 on success, 2 for a bad command line or cost file.");
+}
+
+// The costs: --ranks, --d and --c, or a cost file (whose size --ranks, if given, must match). With a file the
+// homogeneous strategies plan with its mean costs.
+bool read_costs(const CommandLine& line, redux::PlanRequest& request, std::string& error) {
+    if (line.costs_path.empty()) {
+        for (const auto& [option, text] :
+             {std::pair{"--ranks", &line.ranks_text}, std::pair{"--d", &line.transfer_s_text},
+              std::pair{"--c", &line.compute_s_text}}) {
+            if (text->empty()) {
+                error = std::string(option) + " is required (or give --costs FILE)";
+                return false;
+            }
+        }
+        return read_int32("--ranks", line.ranks_text, request.ranks, error) &&
+               read_seconds("--d", line.transfer_s_text, request.costs.transfer_s, error) &&
+               read_seconds("--c", line.compute_s_text, request.costs.compute_s, error);
+    }
+    if (!line.transfer_s_text.empty() || !line.compute_s_text.empty()) {
+        error = "--costs replaces --d and --c: give one or the other";
+        return false;
+    }
+    try {
+        request.hetero_costs = std::make_shared<const redux::HeteroCosts>(redux::read_cost_file(line.costs_path));
+    } catch (const redux::CostFileError& e) {
+        error = "--costs " + line.costs_path + ": " + e.what();
+        return false;
+    }
+    request.ranks = request.hetero_costs->size();
+    request.costs = request.hetero_costs->mean_costs();
+    if (!line.ranks_text.empty()) {
+        int32_t ranks = 0;
+        if (!read_int32("--ranks", line.ranks_text, ranks, error)) return false;
+        if (ranks != request.ranks) {
+            error = "--ranks " + line.ranks_text + " does not match the " + std::to_string(request.ranks) +
+                    " ranks of " + line.costs_path;
+            return false;
+        }
+    }
+    return true;
 }
 
 // Turns the typed command line into a valid request, or returns nothing with `error` saying why.
 std::optional<redux::PlanRequest> make_request(const CommandLine& line, std::string& error) {
     redux::PlanRequest request;
     request.commutative = !line.noncommutative;
-    if (!read_int32("--ranks", line.ranks_text, request.ranks, error) ||
-        !read_seconds("--d", line.transfer_s_text, request.costs.transfer_s, error) ||
-        !read_seconds("--c", line.compute_s_text, request.costs.compute_s, error) ||
-        !read_int32("--root", line.root_text, request.root, error)) {
+    if (!read_costs(line, request, error) || !read_int32("--root", line.root_text, request.root, error)) {
         return std::nullopt;
     }
+    const std::optional<redux::TransferModel> model = redux::parse_transfer_model(line.model_text);
+    if (!model) {
+        error = "--model: unknown model '" + line.model_text + "' (expected overlap or no-overlap)";
+        return std::nullopt;
+    }
+    request.model = *model;
 
     const std::optional<redux::Strategy> strategy = redux::tools::parse_cli_strategy(line.strategy_text);
     if (!strategy) {
@@ -143,6 +199,10 @@ std::optional<redux::PlanRequest> make_request(const CommandLine& line, std::str
         return std::nullopt;
     }
     if (!redux::strategy_needs_limit(request.strategy)) request.limit = 0;  // ignored by the other strategies
+    if (redux::strategy_needs_hetero_costs(request.strategy) && !request.hetero_costs) {
+        error = "--strategy " + redux::tools::cli_strategy_name(request.strategy) + " needs --costs FILE";
+        return std::nullopt;
+    }
 
     error = redux::validate(request);
     if (!error.empty()) return std::nullopt;

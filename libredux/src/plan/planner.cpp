@@ -1,14 +1,19 @@
 // The planner: request -> tree (greedy.cpp, transfers_limited.cpp) -> fold order and Proposition 3 times
 // (schedule.cpp) -> ranks (layout.cpp) -> prediction (simulator.cpp). No MPI.
+// The heterogeneous strategies (snf.cpp, hetero_greedy.cpp) build their tree over the ranks themselves, ending
+// on the root; their fold order is the order in which the simulator sees the children arrive.
 #include "plan/planner.hpp"
 
 #include "plan/bounds.hpp"
 #include "plan/greedy.hpp"
+#include "plan/hetero_greedy.hpp"
 #include "plan/layout.hpp"
 #include "plan/schedule.hpp"
 #include "plan/simulator.hpp"
+#include "plan/snf.hpp"
 #include "plan/transfers_limited.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -16,12 +21,14 @@
 namespace redux {
 namespace {
 
-constexpr std::array<std::pair<Strategy, std::string_view>, 5> kStrategyNames{{
+constexpr std::array<std::pair<Strategy, std::string_view>, 7> kStrategyNames{{
     {Strategy::optimal, "optimal"},
     {Strategy::fibonacci, "fibonacci"},
     {Strategy::binomial, "binomial"},
     {Strategy::transfers_limited, "transfers-limited"},
     {Strategy::reducers_limited, "reducers-limited"},
+    {Strategy::snf, "snf"},
+    {Strategy::hetero_greedy, "hetero-greedy"},
 }};
 
 Tree build_tree(const PlanRequest& r) {
@@ -36,50 +43,25 @@ Tree build_tree(const PlanRequest& r) {
             return transfers_limited_tree(r.ranks, r.costs, r.limit);
         case Strategy::reducers_limited:
             return reducers_limited_tree(r.ranks, r.costs, r.limit);
+        case Strategy::snf:
+        case Strategy::hetero_greedy:
+            break;
     }
-    throw std::invalid_argument("unknown strategy");
+    throw std::invalid_argument("build_tree: not a homogeneous strategy");
 }
 
-bool valid_cost(double s) { return std::isfinite(s) && s >= 0; }
-
-}  // namespace
-
-std::string_view strategy_name(Strategy s) {
-    for (const auto& [strategy, name] : kStrategyNames) {
-        if (strategy == s) return name;
-    }
-    return "unknown";
+RankTree build_rank_tree(const PlanRequest& r) {
+    if (r.strategy == Strategy::snf) return snf_tree(*r.hetero_costs, r.root);
+    return hetero_greedy_tree(*r.hetero_costs, r.root, r.model);
 }
 
-std::optional<Strategy> parse_strategy(std::string_view name) {
-    for (const auto& [strategy, known] : kStrategyNames) {
-        if (known == name) return strategy;
-    }
-    return std::nullopt;
-}
-
-bool strategy_needs_limit(Strategy s) { return s == Strategy::transfers_limited || s == Strategy::reducers_limited; }
-
-std::string validate(const PlanRequest& r) {
-    if (r.ranks < 1) return "ranks must be at least 1";
-    if (!valid_cost(r.costs.transfer_s)) return "d (transfer cost) must be a finite number of seconds >= 0";
-    if (!valid_cost(r.costs.compute_s)) return "c (compute cost) must be a finite number of seconds >= 0";
-    if (r.root < 0 || r.root >= r.ranks) return "root must be in [0, ranks)";
-    if (strategy_needs_limit(r.strategy) && r.limit < 1) {
-        return "strategy " + std::string(strategy_name(r.strategy)) + " needs a limit K >= 1";
-    }
-    return {};
-}
-
-Plan make_plan(const PlanRequest& request) {
-    if (std::string problem = validate(request); !problem.empty()) throw std::invalid_argument(problem);
+// The homogeneous strategies: a tree over abstract nodes, laid out on ranks (Section 4.1).
+void plan_from_layout(const PlanRequest& request, Plan& plan) {
     const int32_t n = request.ranks;
     const Tree tree = build_tree(request);
     const TreeSchedule schedule = earliest_schedule(tree, request.costs);
     const Layout layout = lay_out(tree.parent, schedule.fold, request.root, request.commutative);
 
-    Plan plan;
-    plan.request = request;
     plan.sink = layout.sink_rank;
     plan.final_transfer = layout.final_transfer;
     plan.parent.assign(static_cast<size_t>(n), -1);
@@ -105,15 +87,103 @@ Plan make_plan(const PlanRequest& request) {
         plan.release_s.assign(static_cast<size_t>(n), 0.0);
         for (int32_t node = 0; node < n; ++node) plan.release_s[layout.rank_of[node]] = tree.release_s[node];
     }
+    plan.builder_makespan_s = tree.builder_makespan_s;
+}
 
-    Simulation sim = simulate(plan.parent, request.costs, plan.release_s);
+// Children in the order the simulator saw them arrive (equal times: lower rank first); every fold is
+// acc o child, which a commutative operator allows.
+void fold_in_arrival_order(Plan& plan) {
+    const ChildLists lists = child_lists(plan.parent);
+    plan.child_offset = lists.offset;
+    plan.child_rank = lists.child;
+    for (size_t r = 0; r + 1 < plan.child_offset.size(); ++r) {
+        std::sort(plan.child_rank.begin() + plan.child_offset[r], plan.child_rank.begin() + plan.child_offset[r + 1],
+                  [&](int32_t a, int32_t b) {
+                      return plan.arrive_s[a] != plan.arrive_s[b] ? plan.arrive_s[a] < plan.arrive_s[b] : a < b;
+                  });
+    }
+    plan.child_joins_left.assign(plan.child_rank.size(), 0);
+}
+
+double final_transfer_s(const Plan& plan) {
+    if (!plan.final_transfer) return 0.0;
+    const PlanRequest& r = plan.request;
+    return r.hetero_costs ? r.hetero_costs->transfer_s(plan.sink, r.root) : r.costs.transfer_s;
+}
+
+bool valid_cost(double s) { return std::isfinite(s) && s >= 0; }
+
+}  // namespace
+
+std::string_view strategy_name(Strategy s) {
+    for (const auto& [strategy, name] : kStrategyNames) {
+        if (strategy == s) return name;
+    }
+    return "unknown";
+}
+
+std::optional<Strategy> parse_strategy(std::string_view name) {
+    for (const auto& [strategy, known] : kStrategyNames) {
+        if (known == name) return strategy;
+    }
+    return std::nullopt;
+}
+
+bool strategy_needs_limit(Strategy s) { return s == Strategy::transfers_limited || s == Strategy::reducers_limited; }
+
+bool strategy_needs_hetero_costs(Strategy s) { return s == Strategy::snf || s == Strategy::hetero_greedy; }
+
+std::string validate(const PlanRequest& r) {
+    if (r.ranks < 1) return "ranks must be at least 1";
+    if (!valid_cost(r.costs.transfer_s)) return "d (transfer cost) must be a finite number of seconds >= 0";
+    if (!valid_cost(r.costs.compute_s)) return "c (compute cost) must be a finite number of seconds >= 0";
+    if (r.root < 0 || r.root >= r.ranks) return "root must be in [0, ranks)";
+    if (strategy_needs_limit(r.strategy) && r.limit < 1) {
+        return "strategy " + std::string(strategy_name(r.strategy)) + " needs a limit K >= 1";
+    }
+    if (r.hetero_costs) {
+        if (r.hetero_costs->size() != r.ranks) return "the heterogeneous costs are for another number of ranks";
+        if (std::string problem = r.hetero_costs->validate(); !problem.empty()) return problem;
+    }
+    if (strategy_needs_hetero_costs(r.strategy)) {
+        const std::string name(strategy_name(r.strategy));
+        if (!r.hetero_costs) return "strategy " + name + " needs heterogeneous costs (per rank and per link)";
+        if (!r.commutative) return "strategy " + name + " needs a commutative operator";
+    }
+    return {};
+}
+
+Plan make_plan(const PlanRequest& request) {
+    if (std::string problem = validate(request); !problem.empty()) throw std::invalid_argument(problem);
+    const int32_t n = request.ranks;
+    Plan plan;
+    plan.request = request;
+    const bool rank_tree = strategy_needs_hetero_costs(request.strategy);
+    if (rank_tree) {
+        RankTree tree = build_rank_tree(request);
+        plan.parent = std::move(tree.parent);
+        plan.sink = tree.sink;
+        plan.builder_makespan_s = tree.builder_makespan_s;
+    } else {
+        plan_from_layout(request, plan);
+    }
+
+    UniformCosts uniform(request.costs);
+    std::optional<FixedCosts> fixed;
+    if (request.hetero_costs) fixed.emplace(*request.hetero_costs);
+    CostSampler& costs = fixed ? static_cast<CostSampler&>(*fixed) : uniform;
+    Simulation sim = simulate(plan.parent, costs, request.model, plan.release_s);
     plan.ready_s = std::move(sim.ready_s);
     plan.send_start_s = std::move(sim.send_start_s);
+    plan.arrive_s = std::move(sim.arrive_s);
+    if (rank_tree) fold_in_arrival_order(plan);
     plan.tree_makespan_s = sim.makespan_s;
-    plan.makespan_s = sim.makespan_s + (plan.final_transfer ? request.costs.transfer_s : 0.0);
-    plan.builder_makespan_s = tree.builder_makespan_s;
-    plan.lower_bound_s = lower_bound_s(n, request.costs);
-    plan.upper_bound_s = upper_bound_s(n, request.costs);
+    plan.makespan_s = sim.makespan_s + final_transfer_s(plan);
+    const HeteroCosts* hetero = request.hetero_costs.get();
+    const Costs fastest = hetero ? Costs{hetero->min_transfer_s(), hetero->min_compute_s()} : request.costs;
+    const Costs slowest = hetero ? Costs{hetero->max_transfer_s(), hetero->max_compute_s()} : request.costs;
+    plan.lower_bound_s = lower_bound_s(n, fastest);
+    plan.upper_bound_s = upper_bound_s(n, slowest);
     return plan;
 }
 

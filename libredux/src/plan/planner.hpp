@@ -7,8 +7,10 @@
 #pragma once
 
 #include "model/costs.hpp"
+#include "model/hetero_costs.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,11 +24,16 @@ enum class Strategy {
     binomial,           // Algorithm 1 with min(d, c) = 0 (Section 7.3), evaluated under the real costs
     transfers_limited,  // Algorithm 2: at most `limit` concurrent transfers
     reducers_limited,   // Algorithm 3: at most `limit` ranks perform reductions
+    snf,                // Slowest-Node-First of Liu & Wang (snf.hpp); needs heterogeneous costs
+    hetero_greedy,      // Algorithm 1 generalised to c_i and d_ij (hetero_greedy.hpp); needs heterogeneous costs
 };
 
 std::string_view strategy_name(Strategy s);
 std::optional<Strategy> parse_strategy(std::string_view name);
 bool strategy_needs_limit(Strategy s);
+// snf and hetero_greedy build their tree from per-rank and per-link costs, over the ranks themselves (no
+// relabelling), so they need PlanRequest::hetero_costs and a commutative operator.
+bool strategy_needs_hetero_costs(Strategy s);
 
 struct PlanRequest {
     int32_t ranks = 1;
@@ -35,6 +42,12 @@ struct PlanRequest {
     int32_t limit = 0;  // K for the limited strategies (>= 1); ignored otherwise
     int32_t root = 0;
     bool commutative = true;
+    // Per-rank c_i and per-link d_ij (one rank per entry, `ranks` of them). When set, the plan's predictions are
+    // made under these costs, and snf / hetero_greedy are built from them; the homogeneous strategies still
+    // plan with `costs` (redux-plan sets it to hetero_costs->mean_costs()). Shared, so a request stays cheap to
+    // copy.
+    std::shared_ptr<const HeteroCosts> hetero_costs = nullptr;
+    TransferModel model = TransferModel::overlap;  // the model the simulator predicts (and hetero_greedy plans) with
 };
 
 // Returns an empty string when the request is valid, otherwise a message naming the bad field.
@@ -68,11 +81,12 @@ struct Plan {
     std::vector<double> release_s;  // by rank, earliest send time; empty unless the strategy fixes them
     std::vector<double> ready_s;    // by rank, predicted by the simulator
     std::vector<double> send_start_s;
+    std::vector<double> arrive_s;   // by rank: the transfer to the parent ends (-1 for the sink)
     double tree_makespan_s = 0;     // sink ready, as the simulator predicts
     double makespan_s = 0;          // tree_makespan_s plus the final transfer when there is one
     double builder_makespan_s = 0;  // the builder's own prediction under the costs it planned with
-    double lower_bound_s = 0;       // Lemma 5 for the optimum of this n, d, c
-    double upper_bound_s = 0;       // Proposition 6
+    double lower_bound_s = 0;       // Lemma 5 for the optimum of this n, d, c (every cost at its minimum)
+    double upper_bound_s = 0;       // Proposition 6 (every cost at its maximum)
 };
 
 // Throws std::invalid_argument when validate(request) is not empty.

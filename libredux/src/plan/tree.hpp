@@ -21,6 +21,14 @@ struct Tree {
     int32_t size() const { return static_cast<int32_t>(parent.size()); }
 };
 
+// A reduction tree over the ranks themselves, as the heterogeneous builders produce it: with per-rank and
+// per-link costs who sits where matters, so these trees are never relabelled. parent[sink] == -1.
+struct RankTree {
+    std::vector<int32_t> parent;
+    int32_t sink = 0;
+    double builder_makespan_s = 0;  // the builder's own prediction of the length
+};
+
 // Children of every node in compressed form: children of i are child[offset[i] .. offset[i+1]).
 struct ChildLists {
     std::vector<int32_t> offset;
