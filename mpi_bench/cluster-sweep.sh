@@ -54,7 +54,7 @@ mkdir -p "${out}"
 {
     echo "# Made by: bash mpi_bench/cluster-sweep.sh ${out}"
     echo "# with TOPOLOGIES='${topologies}' RATIOS='${ratios}' DELAY_SIZES='${delay_sizes}' ITERATIONS=${iterations}"
-    echo "#      SYNC=${sync} SUM_SIZES=${sum_sizes}"
+    echo "#      SYNC=${sync} SUM_SIZES=${sum_sizes} BENCH=${bench}"
     echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); commit: $(git -C "${repo}" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "# host: $(nproc) cores, $(uname -r); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "# MPI: $(mpirun --version 2>/dev/null | head -n 1)"

@@ -6,8 +6,8 @@
 For every (op, ranks) in the results, latency-<op>-np<ranks>.png: the median latency against the message
 size, one line per algorithm, with the planner's prediction for optimal dashed. With --costs (the files of
 mpi_bench --costs-csv), speedup-vs-cd.png: each planned algorithm's speedup over native against c/d, the
-ratio of the measured op cost to the measured transfer cost of the same (op, ranks, size); filled markers
-for commutative ops, open ones for ops registered non-commutative. Written to --out (default: the directory
+ratio of the measured op cost to the measured transfer cost of the same (op, ranks, size); commutative ops
+on the left, ops registered non-commutative on the right. Written to --out (default: the directory
 of the first CSV).
 """
 import argparse
@@ -81,10 +81,10 @@ def plot_speedup(rows, costs, out_dir):
         transfer, compute = float(c["transfer_us"]), float(c["compute_us"])
         if transfer > 0:
             ratio[(c["op"], c["ranks"], c["bytes"])] = compute / transfer
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     plotted = False
-    for algorithm in ALGORITHM_ORDER[1:]:
-        for noncommutative in (False, True):
+    for ax, noncommutative in zip(axes, (False, True)):
+        for algorithm in ALGORITHM_ORDER[1:]:
             points = sorted((ratio[(r["op"], r["ranks"], r["bytes"])], float(r["speedup_vs_native"])) for r in rows
                             if r["algorithm"] == algorithm and r["speedup_vs_native"]
                             and r["op"].endswith("/noncommutative") == noncommutative
@@ -92,20 +92,19 @@ def plot_speedup(rows, costs, out_dir):
             if not points:
                 continue
             color, marker = STYLE.get(algorithm, (None, "."))
-            ax.scatter([p[0] for p in points], [p[1] for p in points], color=color, marker=marker,
-                       facecolors="none" if noncommutative and marker not in "x+" else color,
-                       label=f"{algorithm}{' (non-commutative)' if noncommutative else ''}")
+            ax.scatter([p[0] for p in points], [p[1] for p in points], color=color, marker=marker, label=algorithm,
+                       alpha=0.8)
             plotted = True
+        ax.axhline(1.0, color="k", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.set_xlabel("c / d (measured op cost / measured transfer cost)")
+        ax.set_title("non-commutative ops" if noncommutative else "commutative ops")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="small")
+    axes[0].set_ylabel("speedup over the MPI library's MPI_Reduce")
     if not plotted:
         plt.close(fig)
         return []
-    ax.axhline(1.0, color="k", linewidth=0.8)
-    ax.set_xscale("log")
-    ax.set_xlabel("c / d (measured op cost / measured transfer cost)")
-    ax.set_ylabel("speedup over native MPI_Reduce")
-    ax.set_title("libredux's trees against the MPI library's MPI_Reduce")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
     path = os.path.join(out_dir, "speedup-vs-cd.png")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
