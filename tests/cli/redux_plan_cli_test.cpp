@@ -42,10 +42,9 @@ using nlohmann::json;
 using redux::testing::CommandResult;
 using redux::testing::read_file;
 using redux::testing::run_command;
+using redux::testing::run_redux_plan;
 using redux::testing::shell_quote;
 using redux::testing::temp_path;
-
-CommandResult run_redux_plan(const std::string& args) { return run_command(shell_quote(REDUX_PLAN_EXE) + " " + args); }
 
 std::string exact(double x) {
     char buffer[40];

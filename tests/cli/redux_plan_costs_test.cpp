@@ -14,19 +14,14 @@
 #include <string>
 #include <vector>
 
-#ifndef REDUX_PLAN_EXE
-#error "REDUX_PLAN_EXE must name the redux-plan binary"
-#endif
-
 namespace {
 
 using nlohmann::json;
 using redux::testing::CommandResult;
 using redux::testing::run_command;
+using redux::testing::run_redux_plan;
 using redux::testing::shell_quote;
 using redux::testing::temp_path;
-
-CommandResult run_redux_plan(const std::string& args) { return run_command(shell_quote(REDUX_PLAN_EXE) + " " + args); }
 
 // Writes `text` to a scratch file and returns its path.
 std::string cost_file(const std::string& name, const std::string& text) {

@@ -8,6 +8,10 @@
 #include <fstream>
 #include <iterator>
 
+#ifndef REDUX_PLAN_EXE
+#error "REDUX_PLAN_EXE must name the redux-plan binary"
+#endif
+
 namespace redux::testing {
 
 std::string shell_quote(const std::string& text) {
@@ -53,5 +57,7 @@ CommandResult run_command(const std::string& command) {
     std::remove(err_path.c_str());
     return result;
 }
+
+CommandResult run_redux_plan(const std::string& args) { return run_command(shell_quote(REDUX_PLAN_EXE) + " " + args); }
 
 }  // namespace redux::testing

@@ -17,5 +17,7 @@ std::string read_file(const std::string& path);
 std::string temp_path(const std::string& name);
 // Runs `command` with sh, capturing stdout through the pipe and stderr through a temporary file.
 CommandResult run_command(const std::string& command);
+// Runs the redux-plan under test (REDUX_PLAN_EXE) with `args`, already quoted for the shell.
+CommandResult run_redux_plan(const std::string& args);
 
 }  // namespace redux::testing
