@@ -14,13 +14,21 @@ namespace {
 template <class T>
 MPI_Datatype mpi_type();
 template <>
-MPI_Datatype mpi_type<int>() { return MPI_INT; }
+MPI_Datatype mpi_type<int>() {
+    return MPI_INT;
+}
 template <>
-MPI_Datatype mpi_type<long>() { return MPI_LONG; }
+MPI_Datatype mpi_type<long>() {
+    return MPI_LONG;
+}
 template <>
-MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
+MPI_Datatype mpi_type<float>() {
+    return MPI_FLOAT;
+}
 template <>
-MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+MPI_Datatype mpi_type<double>() {
+    return MPI_DOUBLE;
+}
 
 // MINLOC's pair, laid out as MPI's (value, int) pair types are.
 template <class T>
@@ -31,13 +39,21 @@ struct Pair {
 template <class T>
 MPI_Datatype mpi_pair_type();
 template <>
-MPI_Datatype mpi_pair_type<int>() { return MPI_2INT; }
+MPI_Datatype mpi_pair_type<int>() {
+    return MPI_2INT;
+}
 template <>
-MPI_Datatype mpi_pair_type<long>() { return MPI_LONG_INT; }
+MPI_Datatype mpi_pair_type<long>() {
+    return MPI_LONG_INT;
+}
 template <>
-MPI_Datatype mpi_pair_type<float>() { return MPI_FLOAT_INT; }
+MPI_Datatype mpi_pair_type<float>() {
+    return MPI_FLOAT_INT;
+}
 template <>
-MPI_Datatype mpi_pair_type<double>() { return MPI_DOUBLE_INT; }
+MPI_Datatype mpi_pair_type<double>() {
+    return MPI_DOUBLE_INT;
+}
 
 // ---- the user ops ------------------------------------------------------------------------------------------
 // One op per process, so its cost lives in globals the user functions read.
@@ -138,8 +154,8 @@ public:
         const E* want = static_cast<const E*>(expected);
         for (int i = 0; i < count; ++i) {
             if (!same(got[i], want[i])) {
-                description = "element " + std::to_string(i) + " of " + std::to_string(count) + " is " +
-                              show(got[i]) + ", expected " + show(want[i]);
+                description = "element " + std::to_string(i) + " of " + std::to_string(count) + " is " + show(got[i]) +
+                              ", expected " + show(want[i]);
                 return i;
             }
         }

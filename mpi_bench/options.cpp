@@ -40,12 +40,11 @@ constexpr const char* kFooter =
     "Sizes smaller than one element of the datatype are skipped.\n"
     "Exit status: 0 on success, 1 when a result is wrong (or an MPI error), 2 for a bad command line.";
 
-const std::vector<std::pair<std::string, redux_algorithm>> kAlgorithms = {
-    {"native", REDUX_ALGORITHM_NATIVE},
-    {"optimal", REDUX_ALGORITHM_OPTIMAL},
-    {"fibonacci", REDUX_ALGORITHM_FIBONACCI},
-    {"binomial", REDUX_ALGORITHM_BINOMIAL},
-    {"auto", REDUX_ALGORITHM_AUTO}};
+const std::vector<std::pair<std::string, redux_algorithm>> kAlgorithms = {{"native", REDUX_ALGORITHM_NATIVE},
+                                                                          {"optimal", REDUX_ALGORITHM_OPTIMAL},
+                                                                          {"fibonacci", REDUX_ALGORITHM_FIBONACCI},
+                                                                          {"binomial", REDUX_ALGORITHM_BINOMIAL},
+                                                                          {"auto", REDUX_ALGORITHM_AUTO}};
 
 bool parse_one_size(const std::string& text, long& bytes) {
     if (text.empty()) return false;
@@ -150,8 +149,9 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
                    "comma-separated: native (the MPI library's MPI_Reduce, via PMPI_Reduce), optimal, fibonacci, "
                    "binomial, auto (default: all five)")
         ->type_name("LIST");
-    app.add_option("--sizes", sizes_text, "message sizes in bytes: a list (8,1K,1M) and/or ranges MIN:MAX, doubling "
-                                          "(default 8:4M)")
+    app.add_option("--sizes", sizes_text,
+                   "message sizes in bytes: a list (8,1K,1M) and/or ranges MIN:MAX, doubling "
+                   "(default 8:4M)")
         ->type_name("SIZES");
     app.add_option("--iterations", options.iterations,
                    "timed iterations per algorithm and size (default 1000 up to 8 KiB, 100 above)")
@@ -177,8 +177,7 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
                    "agreed in advance (clock offsets measured), which removes the barrier's exit skew")
         ->type_name("HOW");
     app.add_option("--csv", options.csv_path, "write one CSV row per (algorithm, op, size) to FILE")->type_name("FILE");
-    app.add_option("--costs-csv", options.costs_csv_path, "write the d and c of every size to FILE")
-        ->type_name("FILE");
+    app.add_option("--costs-csv", options.costs_csv_path, "write the d and c of every size to FILE")->type_name("FILE");
     app.add_flag("-f,--full", options.min_max, "add min and max latency columns to the table");
     app.add_flag("-q,--quiet", options.quiet, "no progress lines on stderr");
     app.add_option("--corrupt-result", options.corrupt_algorithm,
@@ -219,7 +218,8 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     options.window_sync = sync_text == "window";
     if (!options.corrupt_algorithm.empty()) {
         bool known = false;
-        for (const AlgorithmChoice& choice : options.algorithms) known = known || choice.name == options.corrupt_algorithm;
+        for (const AlgorithmChoice& choice : options.algorithms)
+            known = known || choice.name == options.corrupt_algorithm;
         if (!known) return usage_error("--corrupt-result: '" + options.corrupt_algorithm + "' is not being run");
     }
     return ParseOutcome::run;

@@ -36,7 +36,9 @@ struct BenchOptions {
     bool quiet = false;
     std::string corrupt_algorithm;  // tests: damage this algorithm's result before verification
 
-    int iterations_for(long bytes) const { return iterations > 0 ? iterations : bytes <= kLargeMessageBytes ? 1000 : 100; }
+    int iterations_for(long bytes) const {
+        return iterations > 0 ? iterations : bytes <= kLargeMessageBytes ? 1000 : 100;
+    }
     int warmup_for(long bytes) const { return warmup >= 0 ? warmup : bytes <= kLargeMessageBytes ? 100 : 10; }
 };
 

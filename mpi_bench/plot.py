@@ -81,14 +81,20 @@ def plot_speedup(rows, costs, out_dir):
         transfer, compute = float(c["transfer_us"]), float(c["compute_us"])
         if transfer > 0:
             ratio[(c["op"], c["ranks"], c["bytes"])] = compute / transfer
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    def usable(r):
+        return r["algorithm"] != "native" and r["speedup_vs_native"] and (r["op"], r["ranks"], r["bytes"]) in ratio
+
+    kinds = [nc for nc in (False, True) if any(usable(r) and r["op"].endswith("/noncommutative") == nc for r in rows)]
+    if not kinds:
+        return []
+    fig, axes = plt.subplots(1, len(kinds), figsize=(5.5 * len(kinds) + 0.5, 4.5), sharey=True, squeeze=False)
+    axes = axes[0]
     plotted = False
-    for ax, noncommutative in zip(axes, (False, True)):
+    for ax, noncommutative in zip(axes, kinds):
         for algorithm in ALGORITHM_ORDER[1:]:
             points = sorted((ratio[(r["op"], r["ranks"], r["bytes"])], float(r["speedup_vs_native"])) for r in rows
-                            if r["algorithm"] == algorithm and r["speedup_vs_native"]
-                            and r["op"].endswith("/noncommutative") == noncommutative
-                            and (r["op"], r["ranks"], r["bytes"]) in ratio)
+                            if r["algorithm"] == algorithm and usable(r)
+                            and r["op"].endswith("/noncommutative") == noncommutative)
             if not points:
                 continue
             color, marker = STYLE.get(algorithm, (None, "."))

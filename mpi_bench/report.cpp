@@ -94,8 +94,7 @@ void Report::add(const SizeResult& result, size_t index, size_t total) {
     for (const AlgorithmResult& algorithm : result.algorithms) {
         std::printf(" %*.2f", kColumn, algorithm.latency.median_s * 1e6);
         if (options_.min_max) {
-            std::printf(" %*.2f %*.2f", kColumn, algorithm.latency.min_s * 1e6, kColumn,
-                        algorithm.latency.max_s * 1e6);
+            std::printf(" %*.2f %*.2f", kColumn, algorithm.latency.min_s * 1e6, kColumn, algorithm.latency.max_s * 1e6);
         }
     }
     double transfer_s = 0, compute_s = 0;

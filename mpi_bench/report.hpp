@@ -15,8 +15,7 @@
 
 namespace redux_bench {
 
-constexpr const char* kCsvHeader =
-    "algorithm,op,ranks,bytes,count,avg_us,min_us,max_us,predicted_us,speedup_vs_native";
+constexpr const char* kCsvHeader = "algorithm,op,ranks,bytes,count,avg_us,min_us,max_us,predicted_us,speedup_vs_native";
 constexpr const char* kCostsCsvHeader = "op,ranks,bytes,count,transfer_us,compute_us,source";
 
 class Report {

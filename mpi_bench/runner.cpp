@@ -61,9 +61,8 @@ bool Runner::verify(int count, const char* when, bool corrupt) {
                              "mpi_bench: verification FAILED %s timing: algorithm %s, op %s, datatype %s, %ld bytes "
                              "(count %d), %d ranks, root %d%s: %s\n",
                              when, options_.algorithms[a].name.c_str(), op_label(options_.op).c_str(),
-                             datatype_name(options_.op.type).c_str(),
-                             static_cast<long>(count) * op_.element_bytes(), count, size_, options_.root,
-                             options_.in_place ? ", in place" : "", what.c_str());
+                             datatype_name(options_.op.type).c_str(), static_cast<long>(count) * op_.element_bytes(),
+                             count, size_, options_.root, options_.in_place ? ", in place" : "", what.c_str());
                 ok = false;
             }
         }

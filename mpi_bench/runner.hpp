@@ -24,10 +24,10 @@
 namespace redux_bench {
 
 struct AlgorithmResult {
-    Summary latency;           // over the timed iterations, on the root
-    bool planned = false;      // the call ran a planned tree (not PMPI_Reduce)
-    double predicted_s = 0;    // the planner's predicted makespan when planned
-    double transfer_s = 0;     // the d and c the plan was made with when planned
+    Summary latency;         // over the timed iterations, on the root
+    bool planned = false;    // the call ran a planned tree (not PMPI_Reduce)
+    double predicted_s = 0;  // the planner's predicted makespan when planned
+    double transfer_s = 0;   // the d and c the plan was made with when planned
     double compute_s = 0;
 };
 
@@ -35,9 +35,9 @@ struct SizeResult {
     long bytes = 0;
     int count = 0;
     bool costs_measured = false;
-    MeasuredCosts costs;  // when costs_measured
+    MeasuredCosts costs;                      // when costs_measured
     std::vector<AlgorithmResult> algorithms;  // in BenchOptions::algorithms' order
-    long late_starts = 0;  // --sync window: iterations some rank began after the agreed start
+    long late_starts = 0;                     // --sync window: iterations some rank began after the agreed start
     double start_margin_s = 0;
 };
 

@@ -120,16 +120,26 @@ Expectations parse(int argc, char** argv) {
             std::exit(2);
         }
         const std::string value = argv[i + 1];
-        if (key == "--bench") e.bench = value;
-        else if (key == "--out") e.out_dir = value;
-        else if (key == "--name") e.name = value;
-        else if (key == "--root") e.root = std::atoi(value.c_str());
-        else if (key == "--algorithms") e.algorithms = split(value, ',');
-        else if (key == "--bytes") for (const auto& b : split(value, ',')) e.bytes.push_back(std::atol(b.c_str()));
-        else if (key == "--element-bytes") e.element_bytes = std::atol(value.c_str());
-        else if (key == "--op") e.op = value;
-        else if (key == "--costs-source") e.costs_source = value;
-        else if (key == "--message") e.message = value;
+        if (key == "--bench")
+            e.bench = value;
+        else if (key == "--out")
+            e.out_dir = value;
+        else if (key == "--name")
+            e.name = value;
+        else if (key == "--root")
+            e.root = std::atoi(value.c_str());
+        else if (key == "--algorithms")
+            e.algorithms = split(value, ',');
+        else if (key == "--bytes")
+            for (const auto& b : split(value, ',')) e.bytes.push_back(std::atol(b.c_str()));
+        else if (key == "--element-bytes")
+            e.element_bytes = std::atol(value.c_str());
+        else if (key == "--op")
+            e.op = value;
+        else if (key == "--costs-source")
+            e.costs_source = value;
+        else if (key == "--message")
+            e.message = value;
         else {
             std::cerr << "bench_rank_driver: unknown option " << key << "\n";
             std::exit(2);
@@ -270,7 +280,8 @@ void check_table(const Expectations& e, const std::string& out_path, const std::
     expected_columns.insert(expected_columns.end(), {"d(us)", "c(us)"});
     if (words(lines[at]) != expected_columns) fail("table header is '" + lines[at] + "'");
     if (lines.size() - at - 1 != e.bytes.size()) {
-        fail("table has " + std::to_string(lines.size() - at - 1) + " rows, expected " + std::to_string(e.bytes.size()));
+        fail("table has " + std::to_string(lines.size() - at - 1) + " rows, expected " +
+             std::to_string(e.bytes.size()));
         return;
     }
     for (size_t s = 0; s < e.bytes.size(); ++s) {
@@ -337,8 +348,9 @@ int main(int argc, char** argv) {
         fail("unknown mode " + e.mode);
     }
     if (g_failures > 0) {
-        std::cerr << "[rank " << g_rank << "] mpi_bench's stdout:\n" << read_file(out_path)
-                  << "[rank " << g_rank << "] mpi_bench's stderr:\n" << err;
+        std::cerr << "[rank " << g_rank << "] mpi_bench's stdout:\n"
+                  << read_file(out_path) << "[rank " << g_rank << "] mpi_bench's stderr:\n"
+                  << err;
         return 1;
     }
     return 0;
