@@ -20,9 +20,9 @@ std::string cli_strategy_name(Strategy strategy);
 // Accepts either spelling: transfers-limited and transfers_limited.
 std::optional<Strategy> parse_cli_strategy(std::string_view name);
 
-// One JSON object: the request (ranks, strategy, d, c, limit, root, commutative), the predictions (makespan,
-// tree_makespan, lower_bound, upper_bound, all in seconds) and, by rank, parent, children in fold order,
-// ready, send_start and release.
+// One JSON object: the request (ranks, strategy, d, c, limit, root, commutative, model, heterogeneous; with
+// heterogeneous costs d and c are their means), the predictions (makespan, tree_makespan, lower_bound,
+// upper_bound, all in seconds) and, by rank, parent, children in fold order, ready, send_start and release.
 void write_plan_json(std::ostream& out, const Plan& plan);
 
 // The tree, indented, children in fold order with their ready times; then every transfer by start time, the
