@@ -83,7 +83,9 @@ double StartClock::next_start() {
     const double local_start_s = start_s + offset_s_;
     if (MPI_Wtime() > local_start_s) ++late_;
     // Sleep through most of the wait (other ranks may need the cores), spin through the last 200 us.
-    for (double left_s = local_start_s - MPI_Wtime(); left_s > 0; left_s = local_start_s - MPI_Wtime()) {
+    while (true) {
+        const double left_s = local_start_s - MPI_Wtime();
+        if (left_s <= 0) break;
         if (left_s > 300e-6) {
             const timespec pause{0, static_cast<long>(std::min(left_s - 200e-6, 0.5) * 1e9)};
             nanosleep(&pause, nullptr);
