@@ -115,15 +115,20 @@ void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool mu
     MPI_Comm_create_errhandler(counting_handler, &handler);
     MPI_Comm_set_errhandler(comm, handler);
     std::vector<int> send(4, rank + 1), recv(4, 0);
+    redux_options tree = REDUX_OPTIONS_INIT;  // a tree on every call (auto would try the library's reduce too)
+    tree.algorithm = REDUX_ALGORITHM_OPTIMAL;
+    auto reduce = [&](MPI_Comm on) {
+        return redux_reduce_ex(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, on, &tree, nullptr);
+    };
     // Make libredux's state for comm first (its creation is collective and must not meet the failure).
-    ASSERT_EQ(redux_reduce(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, comm), MPI_SUCCESS);
+    ASSERT_EQ(reduce(comm), MPI_SUCCESS);
 
     g_handler_calls = 0;
     g_handler_class = MPI_SUCCESS;
     const long long injected_before = redux_test::injected_failures();
     if (rank == 0) redux_test::inject_failure(entry, calls_before, MPI_ERR_OTHER);
     const auto before = redux_test::request_counts();
-    const int rc = redux_reduce(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, comm);
+    const int rc = reduce(comm);
     const auto after = redux_test::request_counts();
     redux_test::inject_failure(entry, -1, MPI_SUCCESS);  // disarm, fired or not
     const bool fired = redux_test::injected_failures() > injected_before;
@@ -150,7 +155,7 @@ void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool mu
     MPI_Comm fresh = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
     std::fill(recv.begin(), recv.end(), 0);
-    ASSERT_EQ(redux_reduce(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, fresh), MPI_SUCCESS);
+    ASSERT_EQ(reduce(fresh), MPI_SUCCESS);
     if (rank == 0) {
         EXPECT_EQ(recv, std::vector<int>(4, size * (size + 1) / 2));
     }

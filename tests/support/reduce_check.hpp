@@ -37,7 +37,8 @@ struct ReduceCall {
 void check_reduce(const Operand& operand, const ReduceCall& call);
 
 // Whether libredux is expected to run a tree for this call: count > 0 on an intracommunicator of two ranks or
-// more, unless REDUX_ALGORITHM=native.
+// more, unless REDUX_ALGORITHM=native. Under auto such a call may also go to the MPI library (check_reduce
+// accepts both then).
 bool tree_expected(MPI_Comm comm, int count);
 
 // redux_reduce, with the request counter read around it. Checks (gtest EXPECT) that every request started

@@ -2,8 +2,13 @@
 // attached to the user's communicator with an attribute keyval and freed with it. See comm_state.cpp.
 #pragma once
 
+#include "calib/link_calibration.hpp"
+#include "calib/topology.hpp"
+#include "exec/auto_select.hpp"
+#include "exec/config.hpp"
 #include "exec/element_buffer.hpp"
 #include "exec/executor.hpp"
+#include "exec/report.hpp"
 #include "plan/planner.hpp"
 
 #include <mpi.h>
@@ -15,19 +20,25 @@
 
 namespace redux {
 
-// Everything a plan depends on, none of it a handle that MPI may reuse after a free.
+// What a plan is cached under. Making a plan is collective (the ranks agree on c), so finding a key or not must
+// give the same answer on every rank: the key holds only what every rank of a correct program passes alike,
+// and no handle MPI may reuse after a free. So: no layout (a derived datatype may place its data differently on
+// each rank, as long as the type signature is the same: the executor's buffers follow each rank's own layout),
+// the handles of predefined datatypes and ops only (all derived datatypes and all user ops share the null
+// handle: a second one on the same key reuses the plan made with the first one's cost c -- speed, never
+// correctness, is at stake).
 struct PlanKey {
     int root = 0;
     int count = 0;
-    MPI_Aint extent = 0, true_lb = 0, true_extent = 0;
     int type_size = 0;
+    MPI_Datatype datatype = MPI_DATATYPE_NULL;  // predefined only
     bool commutative = true;
-    Strategy strategy = Strategy::optimal;
+    MPI_Op op = MPI_OP_NULL;  // predefined only
+    Algorithm algorithm = Algorithm::automatic;
     double transfer_s = -1, compute_s = -1;  // the call's own costs (redux_options); < 0: the library's
 
     auto tie() const {
-        return std::tie(root, count, extent, true_lb, true_extent, type_size, commutative, strategy, transfer_s,
-                        compute_s);
+        return std::tie(root, count, type_size, datatype, commutative, op, algorithm, transfer_s, compute_s);
     }
     bool operator<(const PlanKey& o) const { return tie() < o.tie(); }
     bool operator==(const PlanKey& o) const { return tie() == o.tie(); }
@@ -35,9 +46,12 @@ struct PlanKey {
 
 struct CachedPlan {
     Costs costs;             // what the plan was made with
+    Strategy strategy = Strategy::optimal;
     double predicted_s = 0;  // its predicted makespan
     RankProgram program;
     Workspace workspace;
+    AutoSelect auto_select;  // REDUX_ALGORITHM=auto only
+    PlanReport report;       // for the decision log
 };
 
 struct CommState {
@@ -48,6 +62,9 @@ struct CommState {
     std::deque<PlanKey> plan_order;  // oldest first, for eviction
     PlanKey last_key;                // the plan of the previous call: repeated calls skip the map
     CachedPlan* last_plan = nullptr;
+    bool links_known = false;        // topology and links, gathered on the first plan that needs d
+    Topology topology;
+    LinkCalibration links;
 };
 
 constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goes first

@@ -63,7 +63,21 @@ Config parse_config(const char* (*lookup)(const char* name)) {
         else if (std::strcmp(v, "0") != 0)
             fail(std::string("REDUX_VERBOSE=") + v + " is not 0 or 1");
     }
+    if (const char* v = lookup("REDUX_DEBUG"); v != nullptr && *v != '\0') {
+        if (!std::strcmp(v, "1"))
+            cfg.debug = true;
+        else if (std::strcmp(v, "0") != 0)
+            fail(std::string("REDUX_DEBUG=") + v + " is not 0 or 1");
+    }
+    if (const char* v = lookup("REDUX_REPORT"); v != nullptr) cfg.report_path = v;
+    if (const char* v = lookup("REDUX_CALIBRATION_FILE"); v != nullptr) cfg.calibration_file = v;
     long long value = 0;
+    if (const char* v = lookup("REDUX_CALIBRATION_MAX_AGE"); v != nullptr && *v != '\0') {
+        if (parse_positive(v, 1LL << 40, value))
+            cfg.calibration_max_age_s = value;
+        else
+            fail(std::string("REDUX_CALIBRATION_MAX_AGE=") + v + " is not a positive number of seconds");
+    }
     if (const char* v = lookup("REDUX_RECV_WINDOW"); v != nullptr && *v != '\0') {
         if (parse_positive(v, 64, value))
             cfg.knobs.recv_window = static_cast<int>(value);

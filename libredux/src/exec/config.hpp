@@ -16,6 +16,10 @@ struct Config {
     std::optional<double> transfer_s;  // REDUX_D
     std::optional<double> compute_s;   // REDUX_C
     bool verbose = false;              // REDUX_VERBOSE
+    std::string report_path;           // REDUX_REPORT: rank 0 appends a JSON line per decision
+    std::string calibration_file;      // REDUX_CALIBRATION_FILE
+    long long calibration_max_age_s = 7 * 86400;  // REDUX_CALIBRATION_MAX_AGE
+    bool debug = false;                // REDUX_DEBUG=1: all ranks check they hold the same plan
     ExecKnobs knobs;                   // REDUX_RECV_WINDOW, REDUX_CHUNK_BYTES
     std::string problem;               // non-empty: an invalid value; libredux then stays out of the way
 };

@@ -13,6 +13,9 @@ int describe_layout(MPI_Datatype datatype, ElementLayout& layout) {
     REDUX_MPI(MPI_Type_get_true_extent(datatype, &layout.true_lb, &layout.true_extent));
     REDUX_MPI(MPI_Type_size(datatype, &layout.type_size));
     layout.contiguous = layout.extent == layout.true_extent && layout.type_size == layout.extent;
+    int integers = 0, addresses = 0, types = 0, combiner = 0;
+    REDUX_MPI(MPI_Type_get_envelope(datatype, &integers, &addresses, &types, &combiner));
+    layout.named = combiner == MPI_COMBINER_NAMED;
     return MPI_SUCCESS;
 }
 

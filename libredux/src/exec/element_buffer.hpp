@@ -18,6 +18,11 @@ struct ElementLayout {
     MPI_Aint true_extent = 0;
     int type_size = 0;        // bytes of data in one element
     bool contiguous = false;  // data fills its span: a typed copy is a memcpy
+    bool named = false;       // a predefined datatype (MPI_COMBINER_NAMED): its handle is never freed
+
+    bool operator==(const ElementLayout& o) const {
+        return extent == o.extent && true_lb == o.true_lb && true_extent == o.true_extent && type_size == o.type_size;
+    }
 
     size_t span_bytes(int count) const {
         return count == 0 ? 0 : static_cast<size_t>(true_extent + static_cast<MPI_Aint>(count - 1) * extent);

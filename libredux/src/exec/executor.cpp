@@ -211,6 +211,12 @@ private:
 }  // namespace
 
 const std::vector<void*>& Workspace::ensure(const ElementLayout& layout, int count, int buffers) {
+    if (!(layout == layout_) || count != count_) {
+        storage_.clear();
+        origins_.clear();
+        layout_ = layout;
+        count_ = count;
+    }
     while (static_cast<int>(storage_.size()) < buffers) {
         storage_.emplace_back(layout, count);
         origins_.push_back(storage_.back().data());

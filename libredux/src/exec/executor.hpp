@@ -33,7 +33,8 @@ struct ReduceArgs {
 // repeated call allocates nothing.
 class Workspace {
 public:
-    // Makes sure `buffers` buffers for `count` elements of `layout` exist; returns their origins.
+    // Makes sure `buffers` buffers for `count` elements of `layout` exist (a call with another layout of the
+    // same type signature replaces them); returns their origins.
     const std::vector<void*>& ensure(const ElementLayout& layout, int count, int buffers);
 
     std::vector<void*> slot;
@@ -45,6 +46,8 @@ public:
 private:
     std::vector<ElementBuffer> storage_;
     std::vector<void*> origins_;
+    ElementLayout layout_;
+    int count_ = -1;
 };
 
 // Runs `program` for `rank` on `comm` (the private duplicate). Returns an MPI error code; on error every

@@ -86,6 +86,8 @@ unsigned groups_for(MPI_Op op) {
     return 0;  // MPI_REPLACE, MPI_NO_OP: for one-sided accumulates; MPI_Reduce decides
 }
 
+}  // namespace
+
 bool is_predefined(MPI_Op op) {
     for (MPI_Op known : {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR,
                          MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP}) {
@@ -93,8 +95,6 @@ bool is_predefined(MPI_Op op) {
     }
     return false;
 }
-
-}  // namespace
 
 bool op_defined_on(MPI_Op op, MPI_Datatype datatype) {
     if (!is_predefined(op)) return true;  // a user op takes whatever it is given

@@ -11,4 +11,7 @@ namespace redux {
 // PMPI_Reduce: it answers with the library's own error, or with its own result where it is more lenient.
 bool op_defined_on(MPI_Op op, MPI_Datatype datatype);
 
+// True for MPI's predefined operators (whose handles are never freed, so a handle names one operator).
+bool is_predefined(MPI_Op op);
+
 }  // namespace redux

@@ -15,7 +15,7 @@
 #include "exec/config.hpp"
 #include "exec/mpi_check.hpp"
 #include "exec/op_types.hpp"
-#include "model/default_costs.hpp"
+#include "exec/planning.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -25,17 +25,6 @@
 
 namespace redux {
 namespace {
-
-Strategy strategy_for(Algorithm algorithm) {
-    switch (algorithm) {
-        case Algorithm::fibonacci:
-            return Strategy::fibonacci;
-        case Algorithm::binomial:
-            return Strategy::binomial;
-        default:
-            return Strategy::optimal;  // auto plans the optimal tree until calibration chooses (issue 4)
-    }
-}
 
 redux_algorithm public_name(Strategy strategy) {
     switch (strategy) {
@@ -97,45 +86,48 @@ bool leave_to_library(const void* sendbuf, const void* recvbuf, int count, MPI_D
     return sendbuf == MPI_IN_PLACE;
 }
 
-void report_new_plan(const CommState& state, const PlanKey& key, const Plan& plan, const Costs& costs) {
-    std::fprintf(stderr,
-                 "libredux: new plan comm_size=%d root=%d count=%d bytes=%lld commutative=%d strategy=%s "
-                 "d=%.3g s c=%.3g s predicted=%.3g s\n",
-                 state.size, key.root, key.count, static_cast<long long>(key.type_size) * key.count,
-                 key.commutative ? 1 : 0, std::string(strategy_name(plan.request.strategy)).c_str(), costs.transfer_s,
-                 costs.compute_s, plan.makespan_s);
+int run_planned(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                bool commutative, int root, CommState& state, const ElementLayout& layout) {
+    ReduceArgs args;
+    args.in_place = state.rank == root && sendbuf == MPI_IN_PLACE;
+    args.sendbuf = args.in_place ? recvbuf : sendbuf;
+    args.recvbuf = recvbuf;
+    args.count = count;
+    args.datatype = datatype;
+    args.op = op;
+    args.commutative = commutative;
+    args.root = root;
+    return run_program(cached.program, state.rank, args, layout, state.comm, cached.workspace, config().knobs);
 }
 
-// The cached plan for `key`, made on first use. Every rank derives it from the same inputs.
-CachedPlan* plan_for(CommState& state, const PlanKey& key) {
-    if (state.last_plan != nullptr && state.last_key == key) return state.last_plan;
-    if (auto hit = state.plans.find(key); hit != state.plans.end()) {
-        state.last_key = key;
-        return state.last_plan = hit->second.get();
+// auto: the planned tree or PMPI_Reduce (on the private communicator, so errors come back here), as the
+// key's AutoSelect says; trials are timed after a barrier, and agreements are made when it asks.
+int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             bool commutative, int root, CommState& state, const ElementLayout& layout, redux_call_info* info) {
+    AutoSelect& select = cached.auto_select;
+    const AutoSelect::Step step = select.next();
+    if (step.timed) REDUX_MPI(PMPI_Barrier(state.comm));
+    const double start = MPI_Wtime();
+    const bool planned = step.run == AutoSelect::Run::planned;
+    REDUX_MPI(planned ? run_planned(cached, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout)
+                      : PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, state.comm));
+    select.record(MPI_Wtime() - start);
+    if (info != nullptr && !planned) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0};
+    if (select.needs_agreement()) {
+        const std::vector<double> mine = select.local();
+        std::vector<double> agreed(mine.size());
+        REDUX_MPI(MPI_Allreduce(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX,
+                                state.comm));
+        if (select.agree(agreed)) {
+            cached.report.planned_s = select.planned_s();
+            cached.report.native_s = select.native_s();
+            cached.report.strategy = select.choice() == AutoSelect::Run::native
+                                         ? std::string("native")
+                                         : std::string(strategy_name(cached.strategy));
+            log_plan(state, cached);
+        }
     }
-    const Config& cfg = config();
-    Costs costs = default_costs(static_cast<size_t>(key.type_size) * static_cast<size_t>(key.count));
-    if (cfg.transfer_s) costs.transfer_s = *cfg.transfer_s;
-    if (cfg.compute_s) costs.compute_s = *cfg.compute_s;
-    if (key.transfer_s >= 0) costs.transfer_s = key.transfer_s;
-    if (key.compute_s >= 0) costs.compute_s = key.compute_s;
-    const Plan plan = make_plan({state.size, costs, key.strategy, 0, key.root, key.commutative});
-    if (cfg.verbose && state.rank == 0) report_new_plan(state, key, plan, costs);
-
-    if (state.plans.size() >= kMaxCachedPlans) {
-        state.plans.erase(state.plan_order.front());
-        state.plan_order.pop_front();
-        state.last_plan = nullptr;
-    }
-    auto cached = std::make_unique<CachedPlan>();
-    cached->costs = costs;
-    cached->predicted_s = plan.makespan_s;
-    cached->program = program_for(plan, state.rank);
-    CachedPlan* raw = cached.get();
-    state.plans.emplace(key, std::move(cached));
-    state.plan_order.push_back(key);
-    state.last_key = key;
-    return state.last_plan = raw;
+    return MPI_SUCCESS;
 }
 
 int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -147,28 +139,24 @@ int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
 
     const PlanKey key{root,
                       count,
-                      layout.extent,
-                      layout.true_lb,
-                      layout.true_extent,
                       layout.type_size,
+                      layout.named ? datatype : MPI_DATATYPE_NULL,
                       commutative != 0,
-                      strategy_for(algorithm),
+                      is_predefined(op) ? op : MPI_OP_NULL,
+                      algorithm,
                       options.transfer_s < 0 ? -1.0 : options.transfer_s,
                       options.compute_s < 0 ? -1.0 : options.compute_s};
-    CachedPlan* cached = plan_for(*state, key);
+    const void* own_data = rank == root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    CachedPlan* cached = nullptr;
+    REDUX_MPI(plan_for(*state, key, own_data, datatype, op, layout, cached));
     if (info != nullptr) {
-        *info = {1, public_name(key.strategy), cached->costs.transfer_s, cached->costs.compute_s, cached->predicted_s};
+        *info = {1, public_name(cached->strategy), cached->costs.transfer_s, cached->costs.compute_s,
+                 cached->predicted_s};
     }
-    ReduceArgs args;
-    args.in_place = rank == root && sendbuf == MPI_IN_PLACE;
-    args.sendbuf = args.in_place ? recvbuf : sendbuf;
-    args.recvbuf = recvbuf;
-    args.count = count;
-    args.datatype = datatype;
-    args.op = op;
-    args.commutative = commutative != 0;
-    args.root = root;
-    return run_program(cached->program, rank, args, layout, state->comm, cached->workspace, config().knobs);
+    if (algorithm == Algorithm::automatic && key.datatype != MPI_DATATYPE_NULL) {  // see planning.cpp
+        return run_auto(*cached, sendbuf, recvbuf, count, datatype, op, commutative != 0, root, *state, layout, info);
+    }
+    return run_planned(*cached, sendbuf, recvbuf, count, datatype, op, commutative != 0, root, *state, layout);
 }
 
 }  // namespace

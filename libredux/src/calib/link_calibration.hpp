@@ -1,0 +1,29 @@
+// Link costs for a communicator: known in this process, read from the calibration file, or measured. See
+// link_calibration.cpp.
+#pragma once
+
+#include "calib/topology.hpp"
+#include "model/link_costs.hpp"
+
+#include <mpi.h>
+
+#include <string>
+
+namespace redux {
+
+struct LinkCalibration {
+    LinkFits fits;            // the classes the communicator has; the same on every rank
+    double seconds = 0;       // time this call spent (agreeing, reading, measuring), on this rank
+    std::string source;       // "process", "file" or "measured"
+};
+
+struct CalibrationSettings {
+    std::string file;               // REDUX_CALIBRATION_FILE; empty: none
+    long long max_age_s = 7 * 86400;  // REDUX_CALIBRATION_MAX_AGE
+};
+
+// Collective over comm (libredux's private duplicate).
+int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSettings& settings,
+                    LinkCalibration& out);
+
+}  // namespace redux

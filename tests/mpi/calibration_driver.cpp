@@ -1,0 +1,25 @@
+// A small MPI program for the calibration scripts: a few reductions through libredux on MPI_COMM_WORLD, so
+// that libredux calibrates (or reads REDUX_CALIBRATION_FILE) as an application would make it. Checks the
+// result; exit status 1 on a wrong one.
+#include <redux/redux.h>
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <vector>
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    std::vector<double> send(1000, rank + 1.0), recv(1000, 0.0);
+    int wrong = 0;
+    for (int call = 0; call < 8; ++call) {
+        redux_reduce(send.data(), recv.data(), 1000, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (rank == 0 && recv[999] != size * (size + 1) / 2.0) wrong = 1;
+    }
+    if (wrong) std::fprintf(stderr, "calibration_driver: wrong result\n");
+    MPI_Finalize();
+    return wrong;
+}

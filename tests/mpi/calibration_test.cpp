@@ -1,0 +1,157 @@
+// Calibration inside the library, observed through redux_reduce_ex's report and REDUX_REPORT:
+//   - c of an op whose cost is known (it sleeps a set time per element) is found within 20 %, for a count
+//     timed whole and for one extrapolated from a sample;
+//   - d is measured (no REDUX_D here) and positive, the same on every rank;
+//   - auto's decision log: one JSON line per decision with the documented fields, native_s and planned_s
+//     measured, the strategy the faster one; an explicit strategy logs its plan without them.
+// This executable sets REDUX_REPORT itself, before libredux reads its configuration (a static initializer
+// runs before main): a file per job, named after the launcher process all ranks share.
+#include "request_counter.hpp"
+
+#include <redux/redux.h>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+const std::string g_report_path = [] {
+    const std::string path = "/tmp/redux-calibration-test-" + std::to_string(getppid()) + ".jsonl";
+    setenv("REDUX_REPORT", path.c_str(), 1);
+    unsetenv("REDUX_D");
+    unsetenv("REDUX_C");
+    return path;
+}();
+
+long g_sleep_ns_per_element = 0;
+
+void sleeping_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+    for (int i = 0; i < *len; ++i) static_cast<double*>(inout)[i] += static_cast<const double*>(in)[i];
+    std::this_thread::sleep_for(std::chrono::nanoseconds(g_sleep_ns_per_element * *len));
+}
+
+class Calibration : public ::testing::Test {
+protected:
+    void SetUp() override {
+        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);  // sleeps end on time
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+        MPI_Comm_rank(comm_, &rank_);
+        MPI_Comm_size(comm_, &size_);
+        if (size_ == 1) GTEST_SKIP() << "one rank: nothing is planned, nothing measured";
+    }
+    void TearDown() override { MPI_Comm_free(&comm_); }
+
+    MPI_Comm comm_ = MPI_COMM_NULL;
+    int rank_ = 0, size_ = 1;
+};
+
+TEST_F(Calibration, ComputeCostOfASleepingOpWithinTwentyPercent) {
+    MPI_Op op = MPI_OP_NULL;
+    MPI_Op_create(sleeping_sum, 1, &op);
+    // 30 doubles at 50 us each: timed whole, c = 1.5 ms. 1000 doubles at 50 us each: the sample stops growing
+    // at 32 elements (1.6 ms) and c = 50 ms is extrapolated from the line through the samples.
+    const struct {
+        int count;
+        long ns;
+    } cases[] = {{30, 50000}, {1000, 50000}};
+    for (const auto& c : cases) {
+        SCOPED_TRACE("count " + std::to_string(c.count) + ", " + std::to_string(c.ns) + " ns per element");
+        g_sleep_ns_per_element = c.ns;
+        std::vector<double> send(c.count, rank_ + 1.0), recv(c.count, 0.0);
+        redux_options options = REDUX_OPTIONS_INIT;
+        options.algorithm = REDUX_ALGORITHM_OPTIMAL;
+        redux_call_info info{};
+        ASSERT_EQ(redux_reduce_ex(send.data(), recv.data(), c.count, MPI_DOUBLE, op, 0, comm_, &options, &info),
+                  MPI_SUCCESS);
+        const double expected = 1e-9 * static_cast<double>(c.ns) * c.count;
+        EXPECT_EQ(info.planned, 1);
+        EXPECT_NEAR(info.compute_s, expected, 0.2 * expected);
+        EXPECT_GT(info.transfer_s, 0) << "d was not measured";
+        if (rank_ == 0) {
+            EXPECT_EQ(recv[c.count - 1], size_ * (size_ + 1) / 2.0);
+        }
+        // The same d and c on every rank (all ranks must plan the same tree).
+        double mine[2] = {info.transfer_s, info.compute_s}, low[2], high[2];
+        MPI_Allreduce(mine, low, 2, MPI_DOUBLE, MPI_MIN, comm_);
+        MPI_Allreduce(mine, high, 2, MPI_DOUBLE, MPI_MAX, comm_);
+        EXPECT_EQ(low[0], high[0]);
+        EXPECT_EQ(low[1], high[1]);
+    }
+    MPI_Op_free(&op);
+}
+
+std::vector<nlohmann::json> read_report() {
+    std::vector<nlohmann::json> lines;
+    std::ifstream in(g_report_path);
+    for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+    return lines;
+}
+
+TEST_F(Calibration, AutoLogsItsDecision) {
+    if (rank_ == 0) std::remove(g_report_path.c_str());
+    MPI_Barrier(comm_);
+    const int count = 777;  // a key no other test uses
+    std::vector<double> send(count, 1.0), recv(count, 0.0);
+    long long native_calls = 0;
+    for (int call = 0; call < 10; ++call) {
+        redux_call_info info{};
+        const auto before = redux_test::request_counts();
+        ASSERT_EQ(redux_reduce_ex(send.data(), recv.data(), count, MPI_DOUBLE, MPI_SUM, size_ - 1, comm_, nullptr,
+                                  &info),
+                  MPI_SUCCESS);
+        const bool started = redux_test::request_counts().started > before.started;
+        EXPECT_EQ(info.planned == 1, started) << "call " << call << ": the report and the requests disagree";
+        native_calls += info.planned == 0;
+        if (rank_ == size_ - 1) {
+            EXPECT_EQ(recv[0], size_);
+        }
+    }
+    EXPECT_GE(native_calls, 3) << "the trials run native three times";
+    redux_options optimal = REDUX_OPTIONS_INIT;
+    optimal.algorithm = REDUX_ALGORITHM_OPTIMAL;
+    ASSERT_EQ(redux_reduce_ex(send.data(), recv.data(), count, MPI_DOUBLE, MPI_SUM, size_ - 1, comm_, &optimal,
+                              nullptr),
+              MPI_SUCCESS);
+    MPI_Barrier(comm_);
+    if (rank_ != 0) return;
+    const std::vector<nlohmann::json> lines = read_report();
+    ASSERT_EQ(lines.size(), 2u) << "one line for auto's decision, one for the optimal plan";
+    const nlohmann::json& decision = lines[0];
+    for (const char* field : {"comm_size", "root", "count", "bytes", "commutative", "d_s", "c_s", "strategy",
+                              "predicted_s", "native_s", "planned_s", "calibration_s"}) {
+        EXPECT_TRUE(decision.contains(field)) << field;
+    }
+    EXPECT_EQ(decision["comm_size"], size_);
+    EXPECT_EQ(decision["root"], size_ - 1);
+    EXPECT_EQ(decision["count"], count);
+    EXPECT_EQ(decision["bytes"], count * 8);
+    EXPECT_EQ(decision["commutative"], true);
+    EXPECT_EQ(decision["requested"], "auto");
+    EXPECT_GT(decision["d_s"].get<double>(), 0);
+    EXPECT_GE(decision["c_s"].get<double>(), 0);
+    EXPECT_GT(decision["predicted_s"].get<double>(), 0);
+    ASSERT_TRUE(decision["native_s"].is_number());
+    ASSERT_TRUE(decision["planned_s"].is_number());
+    const bool native_faster = decision["native_s"].get<double>() < decision["planned_s"].get<double>();
+    EXPECT_EQ(decision["strategy"], native_faster ? "native" : "optimal");
+    const nlohmann::json& plan = lines[1];
+    EXPECT_EQ(plan["requested"], "optimal");
+    EXPECT_EQ(plan["strategy"], "optimal");
+    EXPECT_TRUE(plan["native_s"].is_null());
+    EXPECT_EQ(plan["d_s"], decision["d_s"]) << "d for one size comes from the communicator's calibration";
+    std::remove(g_report_path.c_str());
+}
+
+}  // namespace
