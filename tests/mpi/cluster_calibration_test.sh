@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Calibration on the emulated cluster (../shared/tools/cluster: network namespaces, shaped TCP links, real
+# Open MPI): 2 nodes x 2 ranks, 1 ms one-way latency per node, so the path between nodes is 2 ms one way.
+# Checks what libredux wrote to REDUX_CALIBRATION_FILE: ranks on different nodes are in the other_node class,
+# with a latency within 25 % of 2 ms; ranks on one node in a same-node class, far below it.
+# Skips (exit 77) without root or without the cluster tools; CLUSTER_TOOLS overrides where they are.
+#   cluster_calibration_test.sh DRIVER [CLUSTER_TOOLS]
+set -u
+driver=$1
+tools=${2:-${CLUSTER_TOOLS:-}}
+if [ "$(id -u)" != 0 ] || [ ! -x "$tools/cluster-up.sh" ]; then
+    echo "skipped: needs root and the cluster tools (got '$tools')"
+    exit 77
+fi
+export CLUSTER_PREFIX=rdxcal
+dir=$(mktemp -d /tmp/redux-cluster-calibration.XXXXXX)
+trap '"$tools/cluster-down.sh" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+SLOTS=2 "$tools/cluster-up.sh" 1ms:1gbit 1ms:1gbit >"$dir/up.log" 2>&1 || { cat "$dir/up.log"; exit 1; }
+MPIT_TIMEOUT=120 "$tools/cluster-run.sh" -np 4 -x REDUX_CALIBRATION_FILE="$dir/calibration.json" \
+    -x REDUX_REPORT="$dir/report.jsonl" "$driver" >"$dir/run.log" 2>&1 || { cat "$dir/run.log"; exit 1; }
+python3 - "$dir/calibration.json" "$dir/report.jsonl" <<'PY'
+import json, sys
+links = json.load(open(sys.argv[1]))["entries"][0]["links"]
+report = json.loads(open(sys.argv[2]).readline())
+print("links:", json.dumps(links))
+print("calibration_s:", report["calibration_s"])
+inter = links["other_node"]["alpha_s"]
+assert abs(inter - 2e-3) <= 0.25 * 2e-3, f"other_node latency {inter} s is not within 25 % of 2 ms"
+local = [v["alpha_s"] for k, v in links.items() if k != "other_node"]
+assert local, "no same-node class: ranks on one node were not told apart from ranks on another"
+assert max(local) < 0.25 * inter, f"same-node latency {max(local)} s is not far below the inter-node one"
+print("ok")
+PY
