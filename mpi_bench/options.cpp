@@ -26,9 +26,9 @@ constexpr const char* kDescription =
     "Costs (--costs measured, the default): for every size, before timing, d = the slowest of the median\n"
     "one-way times of a ping-pong of this many bytes between the root and each other rank, and c = the\n"
     "median time of MPI_Reduce_local of `count` elements with the op on the root; the planned algorithms\n"
-    "(and auto) are planned with these d and c. --costs library lets libredux choose (REDUX_D/REDUX_C, its\n"
-    "placeholder model, or its calibration once it has one). auto plans the optimal tree until libredux\n"
-    "chooses algorithms itself.\n";
+    "(and auto) are planned with these d and c. --costs library lets libredux choose (REDUX_D/REDUX_C or\n"
+    "its own calibration). auto is libredux's choice between its best planned tree and the library's own\n"
+    "reduce, measured during its first calls (within the warm-up).\n";
 
 constexpr const char* kFooter =
     "Output: an OSU-style table on stdout (# Size, then the median latency in us per algorithm, then the d\n"
