@@ -34,7 +34,10 @@ typedef enum redux_algorithm {
     REDUX_ALGORITHM_OPTIMAL = 2,   /* Algorithm 1 of Canon & Antoniu with the call's d and c */
     REDUX_ALGORITHM_FIBONACCI = 3,
     REDUX_ALGORITHM_BINOMIAL = 4,
-    REDUX_ALGORITHM_NATIVE = 5     /* the MPI library's own MPI_Reduce (PMPI_Reduce) */
+    REDUX_ALGORITHM_NATIVE = 5,    /* the MPI library's own MPI_Reduce (PMPI_Reduce) */
+    /* Reported in redux_call_info only (auto's choices on several nodes or packages), not accepted as options: */
+    REDUX_ALGORITHM_SNF = 6,           /* Slowest-Node-First (Liu & Wang) under the calibrated per-link costs */
+    REDUX_ALGORITHM_HETERO_GREEDY = 7  /* Algorithm 1 generalised to per-link costs */
 } redux_algorithm;
 
 /* Per-call choices. Like every argument of a collective call, they must be the same on all ranks. */

@@ -8,7 +8,10 @@
 // good a sample as any. With REDUX_DEBUG=1 the ranks then compare a hash of the plan they made.
 //
 // Strategy: the one asked for, or with auto the one the model predicts fastest among optimal, Fibonacci and
-// binomial (ties go in that order; Algorithm 1 is optimal in the model, so the others win only ties). auto
+// binomial (ties go in that order; Algorithm 1 is optimal in the model, so the others win only ties) and, when
+// the communicator's links fall in several classes (nodes, packages), Slowest-Node-First and the heterogeneous
+// greedy tree, every candidate predicted by the simulator under the per-link costs d_ij of the calibrated
+// classes (up to 1024 ranks; commutative ops only, as those two trees require). auto
 // then measures this tree against the MPI library's own reduce (auto_select.hpp) -- on predefined datatypes
 // only: derived datatypes always run the planned tree. (Open MPI 4.1's reduce left the root's result unwritten
 // for an absolute-address datatype with recvbuf = MPI_BOTTOM when it followed a planned call of the same
@@ -19,7 +22,9 @@
 #include "calib/compute_cost.hpp"
 #include "exec/mpi_check.hpp"
 
+#include <array>
 #include <cstdio>
+#include <memory>
 #include <vector>
 #include <utility>
 
@@ -45,6 +50,8 @@ const char* algorithm_name(Algorithm algorithm) {
 double& predicted_slot(PlanReport& report, Strategy strategy) {
     if (strategy == Strategy::fibonacci) return report.fibonacci_s;
     if (strategy == Strategy::binomial) return report.binomial_s;
+    if (strategy == Strategy::snf) return report.snf_s;
+    if (strategy == Strategy::hetero_greedy) return report.hetero_greedy_s;
     return report.optimal_s;
 }
 
@@ -114,6 +121,31 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
     return MPI_SUCCESS;
 }
 
+// Largest communicator planned with per-link costs: the n x n matrix of d_ij (8 MiB at 1024 ranks).
+constexpr int kMaxHeteroRanks = 1024;
+
+// Per-link costs from the calibrated link classes, when the communicator has more than one class (several nodes
+// or packages) and d and c both come from the library's own measurements; null otherwise.
+std::shared_ptr<const HeteroCosts> link_costs_of(const CommState& state, const PlanKey& key, const Costs& costs) {
+    int classes = 0;
+    for (bool present : state.topology.present) classes += present;
+    if (!state.links_known || classes < 2 || state.size > kMaxHeteroRanks || key.transfer_s >= 0 ||
+        config().transfer_s) {
+        return nullptr;
+    }
+    const size_t bytes = static_cast<size_t>(key.type_size) * static_cast<size_t>(key.count);
+    std::array<double, kLinkClasses> d{};
+    for (int c = 0; c < kLinkClasses; ++c) d[c] = state.links.fits[c].at(bytes);
+    const auto n = static_cast<size_t>(state.size);
+    std::vector<double> transfer(n * n, 0.0);
+    for (size_t i = 0; i < n; ++i) {
+        for (size_t j = 0; j < n; ++j) {
+            if (i != j) transfer[i * n + j] = d[static_cast<int>(state.topology.link(static_cast<int>(i), static_cast<int>(j)))];
+        }
+    }
+    return std::make_shared<const HeteroCosts>(std::vector<double>(n, costs.compute_s), std::move(transfer));
+}
+
 uint64_t plan_hash(const Plan& plan) {
     uint64_t hash = 1469598103934665603ull;
     auto mix = [&](int64_t v) {
@@ -173,14 +205,33 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.d_s = costs.transfer_s;
     report.c_s = costs.compute_s;
 
+    // Candidates: the strategy asked for, or with auto the homogeneous three and, on a communicator with several
+    // link classes and a commutative op, Slowest-Node-First and the heterogeneous greedy tree, all predicted
+    // under the per-link costs; the fastest predicted wins (ties in this order).
+    const std::shared_ptr<const HeteroCosts> links = link_costs_of(state, key, costs);
+    std::vector<Strategy> candidates;
+    switch (key.algorithm) {
+        case Algorithm::fibonacci:
+            candidates = {Strategy::fibonacci};
+            break;
+        case Algorithm::binomial:
+            candidates = {Strategy::binomial};
+            break;
+        case Algorithm::automatic:
+            candidates = {Strategy::optimal, Strategy::fibonacci, Strategy::binomial};
+            if (links && key.commutative) {
+                candidates.push_back(Strategy::hetero_greedy);
+                candidates.push_back(Strategy::snf);
+            }
+            break;
+        default:
+            candidates = {Strategy::optimal};
+    }
     std::optional<Plan> best;
-    for (Strategy strategy : {Strategy::optimal, Strategy::fibonacci, Strategy::binomial}) {
-        const bool wanted = key.algorithm == Algorithm::automatic ||
-                            (strategy == Strategy::optimal && key.algorithm == Algorithm::optimal) ||
-                            (strategy == Strategy::fibonacci && key.algorithm == Algorithm::fibonacci) ||
-                            (strategy == Strategy::binomial && key.algorithm == Algorithm::binomial);
-        if (!wanted) continue;
-        Plan plan = make_plan({state.size, costs, strategy, 0, key.root, key.commutative});
+    for (Strategy strategy : candidates) {
+        PlanRequest request{state.size, costs, strategy, 0, key.root, key.commutative};
+        if (key.algorithm == Algorithm::automatic) request.hetero_costs = links;
+        Plan plan = make_plan(request);
         predicted_slot(report, strategy) = plan.makespan_s;
         if (!best || plan.makespan_s < best->makespan_s) best = std::move(plan);
     }

@@ -28,6 +28,10 @@ namespace {
 
 redux_algorithm public_name(Strategy strategy) {
     switch (strategy) {
+        case Strategy::snf:
+            return REDUX_ALGORITHM_SNF;
+        case Strategy::hetero_greedy:
+            return REDUX_ALGORITHM_HETERO_GREEDY;
         case Strategy::fibonacci:
             return REDUX_ALGORITHM_FIBONACCI;
         case Strategy::binomial:
@@ -61,6 +65,9 @@ bool resolve(const redux_options& options, Algorithm& algorithm) {
         case REDUX_ALGORITHM_NATIVE:
             algorithm = Algorithm::native;
             return true;
+        case REDUX_ALGORITHM_SNF:  // reported, not chosen: they need per-link costs only calibration gives
+        case REDUX_ALGORITHM_HETERO_GREEDY:
+            return false;
     }
     return false;
 }
