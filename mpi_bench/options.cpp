@@ -44,7 +44,9 @@ const std::vector<std::pair<std::string, redux_algorithm>> kAlgorithms = {{"nati
                                                                           {"optimal", REDUX_ALGORITHM_OPTIMAL},
                                                                           {"fibonacci", REDUX_ALGORITHM_FIBONACCI},
                                                                           {"binomial", REDUX_ALGORITHM_BINOMIAL},
-                                                                          {"auto", REDUX_ALGORITHM_AUTO}};
+                                                                          {"auto", REDUX_ALGORITHM_AUTO},
+                                                                          {"snf", REDUX_ALGORITHM_SNF},
+                                                                          {"hetero-greedy", REDUX_ALGORITHM_HETERO_GREEDY}};
 
 bool parse_one_size(const std::string& text, long& bytes) {
     if (text.empty()) return false;
@@ -94,7 +96,8 @@ bool parse_algorithms(const std::string& text, std::vector<AlgorithmChoice>& out
             }
         }
         if (!found) {
-            error = "--algorithms: unknown algorithm '" + name + "' (native, optimal, fibonacci, binomial, auto)";
+            error = "--algorithms: unknown algorithm '" + name +
+                    "' (native, optimal, fibonacci, binomial, auto, snf, hetero-greedy)";
             return false;
         }
     }
@@ -147,7 +150,8 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     bool noncommutative = false;
     app.add_option("--algorithms", algorithms_text,
                    "comma-separated: native (the MPI library's MPI_Reduce, via PMPI_Reduce), optimal, fibonacci, "
-                   "binomial, auto (default: all five)")
+                   "binomial, auto (default: these five); snf, hetero-greedy (trees from libredux's calibrated "
+                   "per-link costs, with --costs library on several nodes; elsewhere they run the optimal tree)")
         ->type_name("LIST");
     app.add_option("--sizes", sizes_text,
                    "message sizes in bytes: a list (8,1K,1M) and/or ranges MIN:MAX, doubling "

@@ -35,8 +35,10 @@ typedef enum redux_algorithm {
     REDUX_ALGORITHM_FIBONACCI = 3,
     REDUX_ALGORITHM_BINOMIAL = 4,
     REDUX_ALGORITHM_NATIVE = 5,    /* the MPI library's own MPI_Reduce (PMPI_Reduce) */
-    /* Reported in redux_call_info only (auto's choices on several nodes or packages), not accepted as options: */
-    REDUX_ALGORITHM_SNF = 6,           /* Slowest-Node-First (Liu & Wang) under the calibrated per-link costs */
+    /* Trees built from the calibrated per-link costs, for communicators whose links fall in several classes
+     * (nodes, packages) and commutative ops; elsewhere they plan the optimal tree (redux_call_info says which
+     * ran). Per call only, not REDUX_ALGORITHM values. */
+    REDUX_ALGORITHM_SNF = 6,           /* Slowest-Node-First (Liu & Wang) */
     REDUX_ALGORITHM_HETERO_GREEDY = 7  /* Algorithm 1 generalised to per-link costs */
 } redux_algorithm;
 

@@ -9,7 +9,8 @@
 
 namespace redux {
 
-enum class Algorithm { automatic, optimal, fibonacci, binomial, native };
+// snf and hetero_greedy are per-call choices only (redux_options), not REDUX_ALGORITHM values.
+enum class Algorithm { automatic, optimal, fibonacci, binomial, native, snf, hetero_greedy };
 
 struct Config {
     Algorithm algorithm = Algorithm::automatic;

@@ -43,6 +43,10 @@ const char* algorithm_name(Algorithm algorithm) {
             return "binomial";
         case Algorithm::native:
             return "native";
+        case Algorithm::snf:
+            return "snf";
+        case Algorithm::hetero_greedy:
+            return "hetero-greedy";
     }
     return "unknown";
 }
@@ -217,6 +221,12 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
         case Algorithm::binomial:
             candidates = {Strategy::binomial};
             break;
+        case Algorithm::snf:  // need per-link costs and a commutative op; else the optimal tree
+            candidates = {links && key.commutative ? Strategy::snf : Strategy::optimal};
+            break;
+        case Algorithm::hetero_greedy:
+            candidates = {links && key.commutative ? Strategy::hetero_greedy : Strategy::optimal};
+            break;
         case Algorithm::automatic:
             candidates = {Strategy::optimal, Strategy::fibonacci, Strategy::binomial};
             if (links && key.commutative) {
@@ -230,7 +240,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     std::optional<Plan> best;
     for (Strategy strategy : candidates) {
         PlanRequest request{state.size, costs, strategy, 0, key.root, key.commutative};
-        if (key.algorithm == Algorithm::automatic) request.hetero_costs = links;
+        request.hetero_costs = links;  // predictions under the per-link costs when there are several classes
         Plan plan = make_plan(request);
         predicted_slot(report, strategy) = plan.makespan_s;
         if (!best || plan.makespan_s < best->makespan_s) best = std::move(plan);

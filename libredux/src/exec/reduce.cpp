@@ -65,9 +65,12 @@ bool resolve(const redux_options& options, Algorithm& algorithm) {
         case REDUX_ALGORITHM_NATIVE:
             algorithm = Algorithm::native;
             return true;
-        case REDUX_ALGORITHM_SNF:  // reported, not chosen: they need per-link costs only calibration gives
+        case REDUX_ALGORITHM_SNF:
+            algorithm = Algorithm::snf;
+            return true;
         case REDUX_ALGORITHM_HETERO_GREEDY:
-            return false;
+            algorithm = Algorithm::hetero_greedy;
+            return true;
     }
     return false;
 }
