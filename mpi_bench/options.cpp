@@ -46,7 +46,8 @@ const std::vector<std::pair<std::string, redux_algorithm>> kAlgorithms = {{"nati
                                                                           {"binomial", REDUX_ALGORITHM_BINOMIAL},
                                                                           {"auto", REDUX_ALGORITHM_AUTO},
                                                                           {"snf", REDUX_ALGORITHM_SNF},
-                                                                          {"hetero-greedy", REDUX_ALGORITHM_HETERO_GREEDY}};
+                                                                          {"hetero-greedy", REDUX_ALGORITHM_HETERO_GREEDY},
+                                                                          {"two-level", REDUX_ALGORITHM_TWO_LEVEL}};
 
 bool parse_one_size(const std::string& text, long& bytes) {
     if (text.empty()) return false;
@@ -97,7 +98,7 @@ bool parse_algorithms(const std::string& text, std::vector<AlgorithmChoice>& out
         }
         if (!found) {
             error = "--algorithms: unknown algorithm '" + name +
-                    "' (native, optimal, fibonacci, binomial, auto, snf, hetero-greedy)";
+                    "' (native, optimal, fibonacci, binomial, auto, snf, hetero-greedy, two-level)";
             return false;
         }
     }
@@ -150,7 +151,7 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     bool noncommutative = false;
     app.add_option("--algorithms", algorithms_text,
                    "comma-separated: native (the MPI library's MPI_Reduce, via PMPI_Reduce), optimal, fibonacci, "
-                   "binomial, auto (default: these five); snf, hetero-greedy (trees from libredux's calibrated "
+                   "binomial, auto (default: these five); snf, hetero-greedy, two-level (trees from libredux's calibrated "
                    "per-link costs, with --costs library on several nodes; elsewhere they run the optimal tree)")
         ->type_name("LIST");
     app.add_option("--sizes", sizes_text,

@@ -2,7 +2,7 @@
 # Calibration on the emulated cluster (../shared/tools/cluster: network namespaces, shaped TCP links, real
 # Open MPI): 2 nodes x 2 ranks, 1 ms one-way latency per node, so the path between nodes is 2 ms one way.
 # Checks what libredux wrote to REDUX_CALIBRATION_FILE: ranks on different nodes are in the other_node class,
-# with a latency within 25 % of 2 ms; ranks on one node in a same-node class, far below it. With several link
+# with a latency within 25 % of 2 ms; ranks on one node in a same-node class, below it. With several link
 # classes, auto also weighs the heterogeneous trees (Slowest-Node-First, hetero-greedy) under per-link costs;
 # the driver checks the results of every call.
 # Skips (exit 77) without root or without the cluster tools; CLUSTER_TOOLS overrides where they are.
@@ -30,7 +30,8 @@ inter = links["other_node"]["alpha_s"]
 assert abs(inter - 2e-3) <= 0.25 * 2e-3, f"other_node latency {inter} s is not within 25 % of 2 ms"
 local = [v["alpha_s"] for k, v in links.items() if k != "other_node"]
 assert local, "no same-node class: ranks on one node were not told apart from ranks on another"
-assert max(local) < 0.25 * inter, f"same-node latency {max(local)} s is not far below the inter-node one"
+# Below, not far below: on a loaded 2-core host a shared-memory ping-pong can take most of a millisecond.
+assert max(local) < inter, f"same-node latency {max(local)} s is not below the inter-node one"
 predicted = report["predicted_by_strategy_s"]
 print("predicted:", json.dumps(predicted), "chose:", report["strategy"])
 assert "snf" in predicted and "hetero-greedy" in predicted, "the heterogeneous trees were not candidates"

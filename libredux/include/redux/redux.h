@@ -39,7 +39,8 @@ typedef enum redux_algorithm {
      * (nodes, packages) and commutative ops; elsewhere they plan the optimal tree (redux_call_info says which
      * ran). Per call only, not REDUX_ALGORITHM values. */
     REDUX_ALGORITHM_SNF = 6,           /* Slowest-Node-First (Liu & Wang) */
-    REDUX_ALGORITHM_HETERO_GREEDY = 7  /* Algorithm 1 generalised to per-link costs */
+    REDUX_ALGORITHM_HETERO_GREEDY = 7, /* Algorithm 1 generalised to per-link costs */
+    REDUX_ALGORITHM_TWO_LEVEL = 8      /* Algorithm 1 inside each node, then across the node leaders */
 } redux_algorithm;
 
 /* Per-call choices. Like every argument of a collective call, they must be the same on all ranks. */

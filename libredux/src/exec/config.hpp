@@ -9,8 +9,8 @@
 
 namespace redux {
 
-// snf and hetero_greedy are per-call choices only (redux_options), not REDUX_ALGORITHM values.
-enum class Algorithm { automatic, optimal, fibonacci, binomial, native, snf, hetero_greedy };
+// snf, hetero_greedy and two_level are per-call choices only (redux_options), not REDUX_ALGORITHM values.
+enum class Algorithm { automatic, optimal, fibonacci, binomial, native, snf, hetero_greedy, two_level };
 
 struct Config {
     Algorithm algorithm = Algorithm::automatic;

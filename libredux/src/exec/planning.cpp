@@ -10,8 +10,10 @@
 // Strategy: the one asked for, or with auto the one the model predicts fastest among optimal, Fibonacci and
 // binomial (ties go in that order; Algorithm 1 is optimal in the model, so the others win only ties) and, when
 // the communicator's links fall in several classes (nodes, packages), Slowest-Node-First and the heterogeneous
-// greedy tree, every candidate predicted by the simulator under the per-link costs d_ij of the calibrated
-// classes (up to 1024 ranks; commutative ops only, as those two trees require). auto
+// greedy tree, and on several nodes the two-level tree (a tree per node, then one across the node leaders:
+// plan/two_level.cpp), every candidate predicted by the simulator under the per-link costs d_ij of the
+// calibrated classes; the fastest predicted wins, and among equals (within 0.01 %) the one with the fewest
+// transfers between nodes, then the first in that order (up to 1024 ranks; commutative ops only, as those trees require). auto
 // then measures this tree against the MPI library's own reduce (auto_select.hpp) -- on predefined datatypes
 // only: derived datatypes always run the planned tree. (Open MPI 4.1's reduce left the root's result unwritten
 // for an absolute-address datatype with recvbuf = MPI_BOTTOM when it followed a planned call of the same
@@ -23,6 +25,7 @@
 #include "exec/mpi_check.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -47,6 +50,8 @@ const char* algorithm_name(Algorithm algorithm) {
             return "snf";
         case Algorithm::hetero_greedy:
             return "hetero-greedy";
+        case Algorithm::two_level:
+            return "two-level";
     }
     return "unknown";
 }
@@ -56,6 +61,7 @@ double& predicted_slot(PlanReport& report, Strategy strategy) {
     if (strategy == Strategy::binomial) return report.binomial_s;
     if (strategy == Strategy::snf) return report.snf_s;
     if (strategy == Strategy::hetero_greedy) return report.hetero_greedy_s;
+    if (strategy == Strategy::two_level) return report.two_level_s;
     return report.optimal_s;
 }
 
@@ -213,6 +219,11 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     // link classes and a commutative op, Slowest-Node-First and the heterogeneous greedy tree, all predicted
     // under the per-link costs; the fastest predicted wins (ties in this order).
     const std::shared_ptr<const HeteroCosts> links = link_costs_of(state, key, costs);
+    const bool several_nodes = state.links_known && state.topology.nodes() > 1;
+    std::vector<int32_t> node_of;
+    if (several_nodes) {
+        for (const RankPlace& place : state.topology.place) node_of.push_back(place.node);
+    }
     std::vector<Strategy> candidates;
     switch (key.algorithm) {
         case Algorithm::fibonacci:
@@ -227,23 +238,43 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
         case Algorithm::hetero_greedy:
             candidates = {links && key.commutative ? Strategy::hetero_greedy : Strategy::optimal};
             break;
+        case Algorithm::two_level:
+            candidates = {links && key.commutative && several_nodes ? Strategy::two_level : Strategy::optimal};
+            break;
         case Algorithm::automatic:
             candidates = {Strategy::optimal, Strategy::fibonacci, Strategy::binomial};
             if (links && key.commutative) {
                 candidates.push_back(Strategy::hetero_greedy);
                 candidates.push_back(Strategy::snf);
+                if (several_nodes) candidates.push_back(Strategy::two_level);
             }
             break;
         default:
             candidates = {Strategy::optimal};
     }
+    // Transfers between nodes: the tie-break (the link classes cannot tell one node's links from another's, so
+    // among trees predicted equally fast the one that crosses nodes least is the safer bet).
+    auto crossings = [&](const Plan& plan) {
+        int count = 0;
+        for (size_t r = 0; several_nodes && r < plan.parent.size(); ++r) {
+            count += plan.parent[r] >= 0 && node_of[r] != node_of[static_cast<size_t>(plan.parent[r])];
+        }
+        return count;
+    };
     std::optional<Plan> best;
+    int best_crossings = 0;
     for (Strategy strategy : candidates) {
         PlanRequest request{state.size, costs, strategy, 0, key.root, key.commutative};
         request.hetero_costs = links;  // predictions under the per-link costs when there are several classes
+        if (strategy == Strategy::two_level) request.node_of = node_of;
         Plan plan = make_plan(request);
         predicted_slot(report, strategy) = plan.makespan_s;
-        if (!best || plan.makespan_s < best->makespan_s) best = std::move(plan);
+        const int plan_crossings = crossings(plan);
+        const bool tie = best && std::abs(plan.makespan_s - best->makespan_s) <= 1e-4 * best->makespan_s;
+        if (!best || (!tie && plan.makespan_s < best->makespan_s) || (tie && plan_crossings < best_crossings)) {
+            best_crossings = plan_crossings;
+            best = std::move(plan);
+        }
     }
     if (config().debug) REDUX_MPI(check_same_plan(state, *best));
     cached->costs = costs;

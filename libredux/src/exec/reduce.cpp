@@ -32,6 +32,8 @@ redux_algorithm public_name(Strategy strategy) {
             return REDUX_ALGORITHM_SNF;
         case Strategy::hetero_greedy:
             return REDUX_ALGORITHM_HETERO_GREEDY;
+        case Strategy::two_level:
+            return REDUX_ALGORITHM_TWO_LEVEL;
         case Strategy::fibonacci:
             return REDUX_ALGORITHM_FIBONACCI;
         case Strategy::binomial:
@@ -70,6 +72,9 @@ bool resolve(const redux_options& options, Algorithm& algorithm) {
             return true;
         case REDUX_ALGORITHM_HETERO_GREEDY:
             algorithm = Algorithm::hetero_greedy;
+            return true;
+        case REDUX_ALGORITHM_TWO_LEVEL:
+            algorithm = Algorithm::two_level;
             return true;
     }
     return false;

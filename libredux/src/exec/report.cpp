@@ -13,6 +13,7 @@ std::string report_json(const PlanReport& r) {
     nlohmann::ordered_json predicted = {{"optimal", r.optimal_s}, {"fibonacci", r.fibonacci_s}, {"binomial", r.binomial_s}};
     if (r.snf_s > 0) predicted["snf"] = r.snf_s;
     if (r.hetero_greedy_s > 0) predicted["hetero-greedy"] = r.hetero_greedy_s;
+    if (r.two_level_s > 0) predicted["two-level"] = r.two_level_s;
     nlohmann::ordered_json j = {
         {"comm_size", r.comm_size},   {"root", r.root},           {"count", r.count},
         {"bytes", r.bytes},           {"commutative", r.commutative}, {"requested", r.requested},
@@ -35,12 +36,13 @@ std::string report_words(const PlanReport& r) {
     char line[640];
     std::snprintf(line, sizeof line,
                   "libredux: plan for comm_size=%d root=%d count=%d bytes=%lld %s, %s: d=%.3g s (%s) c=%.3g s, "
-                  "predicted optimal %.3g s, fibonacci %.3g s, binomial %.3g s, snf %.3g s, hetero-greedy %.3g s; chose %s "
+                  "predicted optimal %.3g s, fibonacci %.3g s, binomial %.3g s, snf %.3g s, hetero-greedy %.3g s, "
+                  "two-level %.3g s; chose %s "
                   "(predicted %.3g s)%s; "
                   "calibration %.3g s",
                   r.comm_size, r.root, r.count, r.bytes, r.commutative ? "commutative" : "non-commutative",
                   r.requested.c_str(), r.d_s, r.costs_source.c_str(), r.c_s, r.optimal_s, r.fibonacci_s, r.binomial_s,
-                  r.snf_s, r.hetero_greedy_s, r.strategy.c_str(), r.predicted_s, measured, r.calibration_s);
+                  r.snf_s, r.hetero_greedy_s, r.two_level_s, r.strategy.c_str(), r.predicted_s, measured, r.calibration_s);
     return line;
 }
 

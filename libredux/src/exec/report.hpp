@@ -19,7 +19,7 @@ struct PlanReport {
     std::string strategy;      // the one chosen: optimal, fibonacci, binomial or native
     double predicted_s = 0;    // of the planned tree
     double optimal_s = 0, fibonacci_s = 0, binomial_s = 0;  // the model's prediction for each
-    double snf_s = 0, hetero_greedy_s = 0;                  // (0: not a candidate)
+    double snf_s = 0, hetero_greedy_s = 0, two_level_s = 0;  // (0: not a candidate)
     std::optional<double> native_s, planned_s;              // medians measured by auto
     double calibration_s = 0;                               // spent measuring for this key (links and c)
 };

@@ -11,6 +11,7 @@
 #include "plan/schedule.hpp"
 #include "plan/simulator.hpp"
 #include "plan/snf.hpp"
+#include "plan/two_level.hpp"
 #include "plan/transfers_limited.hpp"
 
 #include <algorithm>
@@ -21,7 +22,7 @@
 namespace redux {
 namespace {
 
-constexpr std::array<std::pair<Strategy, std::string_view>, 7> kStrategyNames{{
+constexpr std::array<std::pair<Strategy, std::string_view>, 8> kStrategyNames{{
     {Strategy::optimal, "optimal"},
     {Strategy::fibonacci, "fibonacci"},
     {Strategy::binomial, "binomial"},
@@ -29,6 +30,7 @@ constexpr std::array<std::pair<Strategy, std::string_view>, 7> kStrategyNames{{
     {Strategy::reducers_limited, "reducers-limited"},
     {Strategy::snf, "snf"},
     {Strategy::hetero_greedy, "hetero-greedy"},
+    {Strategy::two_level, "two-level"},
 }};
 
 Tree build_tree(const PlanRequest& r) {
@@ -45,6 +47,7 @@ Tree build_tree(const PlanRequest& r) {
             return reducers_limited_tree(r.ranks, r.costs, r.limit);
         case Strategy::snf:
         case Strategy::hetero_greedy:
+        case Strategy::two_level:
             break;
     }
     throw std::invalid_argument("build_tree: not a homogeneous strategy");
@@ -52,6 +55,7 @@ Tree build_tree(const PlanRequest& r) {
 
 RankTree build_rank_tree(const PlanRequest& r) {
     if (r.strategy == Strategy::snf) return snf_tree(*r.hetero_costs, r.root);
+    if (r.strategy == Strategy::two_level) return two_level_tree(*r.hetero_costs, r.node_of, r.root);
     return hetero_greedy_tree(*r.hetero_costs, r.root, r.model);
 }
 
@@ -131,7 +135,9 @@ std::optional<Strategy> parse_strategy(std::string_view name) {
 
 bool strategy_needs_limit(Strategy s) { return s == Strategy::transfers_limited || s == Strategy::reducers_limited; }
 
-bool strategy_needs_hetero_costs(Strategy s) { return s == Strategy::snf || s == Strategy::hetero_greedy; }
+bool strategy_needs_hetero_costs(Strategy s) {
+    return s == Strategy::snf || s == Strategy::hetero_greedy || s == Strategy::two_level;
+}
 
 std::string validate(const PlanRequest& r) {
     if (r.ranks < 1) return "ranks must be at least 1";
@@ -149,6 +155,9 @@ std::string validate(const PlanRequest& r) {
         const std::string name(strategy_name(r.strategy));
         if (!r.hetero_costs) return "strategy " + name + " needs heterogeneous costs (per rank and per link)";
         if (!r.commutative) return "strategy " + name + " needs a commutative operator";
+        if (r.strategy == Strategy::two_level && static_cast<int32_t>(r.node_of.size()) != r.ranks) {
+            return "strategy two-level needs the node of every rank";
+        }
     }
     return {};
 }

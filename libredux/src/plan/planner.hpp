@@ -26,6 +26,8 @@ enum class Strategy {
     reducers_limited,   // Algorithm 3: at most `limit` ranks perform reductions
     snf,                // Slowest-Node-First of Liu & Wang (snf.hpp); needs heterogeneous costs
     hetero_greedy,      // Algorithm 1 generalised to c_i and d_ij (hetero_greedy.hpp); needs heterogeneous costs
+    two_level,          // Algorithm 1 inside each node, then across node leaders (two_level.hpp); needs
+                        // heterogeneous costs and node_of
 };
 
 std::string_view strategy_name(Strategy s);
@@ -47,6 +49,7 @@ struct PlanRequest {
     // plan with `costs` (redux-plan sets it to hetero_costs->mean_costs()). Shared, so a request stays cheap to
     // copy.
     std::shared_ptr<const HeteroCosts> hetero_costs = nullptr;
+    std::vector<int32_t> node_of{};  // two_level: the node of every rank
     TransferModel model = TransferModel::overlap;  // the model the simulator predicts (and hetero_greedy plans) with
 };
 
