@@ -18,8 +18,8 @@ namespace redux {
 
 class AutoSelect {
 public:
-    static constexpr int kTrials = 3;
-    static constexpr int kWindow = 256;
+    static constexpr int kTrials = 5;
+    static constexpr int kWindow = 1024;
     static constexpr double kDriftFactor = 2.0;
     static constexpr int64_t kRecheckEvery = 1 << 16;
 
