@@ -182,11 +182,11 @@ int check_same_plan(const CommState& state, const Plan& plan) {
 
 }  // namespace
 
-void log_plan(const CommState& state, const CachedPlan& plan) {
+void log_plan(const CommState& state, const CachedPlan& plan, const char* what, bool to_file) {
     const Config& cfg = config();
     if (state.rank != 0) return;
-    if (cfg.verbose) std::fprintf(stderr, "%s\n", report_words(plan.report).c_str());
-    if (!cfg.report_path.empty() && !append_line(cfg.report_path, report_json(plan.report))) {
+    if (cfg.verbose) std::fprintf(stderr, "%s\n", report_words(plan.report, what).c_str());
+    if (to_file && !cfg.report_path.empty() && !append_line(cfg.report_path, report_json(plan.report))) {
         std::fprintf(stderr, "libredux: cannot append to REDUX_REPORT=%s\n", cfg.report_path.c_str());
     }
 }
@@ -284,7 +284,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.strategy = std::string(strategy_name(cached->strategy));
     report.predicted_s = cached->predicted_s;
     const bool auto_measures = key.algorithm == Algorithm::automatic && key.datatype != MPI_DATATYPE_NULL;
-    if (!auto_measures) log_plan(state, *cached);  // auto logs its decision instead
+    log_plan(state, *cached, "new plan", !auto_measures);  // auto's decision goes to REDUX_REPORT later
 
     if (state.plans.size() >= kMaxCachedPlans) {
         state.plans.erase(state.plan_order.front());

@@ -13,7 +13,8 @@ namespace redux {
 int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Datatype datatype, MPI_Op op,
              const ElementLayout& layout, CachedPlan*& plan);
 
-// Writes plan.report to REDUX_REPORT and, with REDUX_VERBOSE, to stderr, on rank 0.
-void log_plan(const CommState& state, const CachedPlan& plan);
+// On rank 0: with REDUX_VERBOSE, plan.report in words on stderr ("libredux: <what> ..."); when `to_file`, as a
+// JSON line to REDUX_REPORT.
+void log_plan(const CommState& state, const CachedPlan& plan, const char* what, bool to_file);
 
 }  // namespace redux

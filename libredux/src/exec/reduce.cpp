@@ -139,7 +139,7 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
             cached.report.strategy = select.choice() == AutoSelect::Run::native
                                          ? std::string("native")
                                          : std::string(strategy_name(cached.strategy));
-            log_plan(state, cached);
+            log_plan(state, cached, "auto decision", true);
         }
     }
     return MPI_SUCCESS;

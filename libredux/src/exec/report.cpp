@@ -27,7 +27,7 @@ std::string report_json(const PlanReport& r) {
     return j.dump();
 }
 
-std::string report_words(const PlanReport& r) {
+std::string report_words(const PlanReport& r, const char* what) {
     char measured[160] = "";
     if (r.native_s && r.planned_s) {
         std::snprintf(measured, sizeof measured, "; measured: planned %.3g s, native %.3g s", *r.planned_s,
@@ -35,12 +35,12 @@ std::string report_words(const PlanReport& r) {
     }
     char line[640];
     std::snprintf(line, sizeof line,
-                  "libredux: plan for comm_size=%d root=%d count=%d bytes=%lld %s, %s: d=%.3g s (%s) c=%.3g s, "
+                  "libredux: %s for comm_size=%d root=%d count=%d bytes=%lld %s, %s: d=%.3g s (%s) c=%.3g s, "
                   "predicted optimal %.3g s, fibonacci %.3g s, binomial %.3g s, snf %.3g s, hetero-greedy %.3g s, "
                   "two-level %.3g s; chose %s "
                   "(predicted %.3g s)%s; "
                   "calibration %.3g s",
-                  r.comm_size, r.root, r.count, r.bytes, r.commutative ? "commutative" : "non-commutative",
+                  what, r.comm_size, r.root, r.count, r.bytes, r.commutative ? "commutative" : "non-commutative",
                   r.requested.c_str(), r.d_s, r.costs_source.c_str(), r.c_s, r.optimal_s, r.fibonacci_s, r.binomial_s,
                   r.snf_s, r.hetero_greedy_s, r.two_level_s, r.strategy.c_str(), r.predicted_s, measured, r.calibration_s);
     return line;

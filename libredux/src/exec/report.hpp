@@ -25,7 +25,8 @@ struct PlanReport {
 };
 
 std::string report_json(const PlanReport& report);   // one line, no newline
-std::string report_words(const PlanReport& report);  // one line, no newline
+// One line, no newline, starting "libredux: <what> for ..." (what: "new plan", "auto decision").
+std::string report_words(const PlanReport& report, const char* what);
 
 // Appends line + '\n' to `path` with one write(2) on an O_APPEND descriptor, so lines of concurrent writers
 // do not interleave. Returns false if the file cannot be written.
