@@ -6,7 +6,8 @@
 //   2. the calibration file, read by rank 0 and broadcast (a missing, stale, foreign or corrupt file: one
 //      warning from rank 0, then step 3);
 //   3. measurement: for each class, one pair of ranks (Topology::first_pair) ping-pongs messages of 8 B, 32 KiB
-//      and 256 KiB (one warm-up, then 5 round trips each; the median half round trip per size), fits the line
+//      and 256 KiB (one warm-up, then 5 round trips each; the fastest half round trip per size: on a shared
+//      machine scheduling delays only add time, so the fastest is the link's own), fits the line
 //      and broadcasts it. A few pairs per class, never n^2: on 8 ranks of one node this takes a few ms.
 // Rank 0 then writes the file with what was measured.
 #include "calib/link_calibration.hpp"
@@ -29,7 +30,7 @@ constexpr int kRoundTrips = 5;
 
 LinkFits g_known;  // this process's link fits, by class
 
-// Half round trips between a and b (called on both), the median per size; fitted on rank a.
+// Half round trips between a and b (called on both), the fastest per size; fitted on rank a.
 int ping_pong(MPI_Comm comm, int rank, int a, int b, LinkFit& fit) {
     std::vector<char> buffer(kPingSizes[std::size(kPingSizes) - 1]);
     std::vector<PingSample> samples;
@@ -48,8 +49,7 @@ int ping_pong(MPI_Comm comm, int rank, int a, int b, LinkFit& fit) {
             }
             if (trip > 0) times.push_back((MPI_Wtime() - start) / 2);
         }
-        std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-        samples.push_back({bytes, times[times.size() / 2]});
+        samples.push_back({bytes, *std::min_element(times.begin(), times.end())});  // noise only adds time
     }
     fit = fit_link(samples);
     return MPI_SUCCESS;
