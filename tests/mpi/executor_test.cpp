@@ -9,6 +9,7 @@
 // MidwayError: an MPI error inside the executor (injected by the request counter at the root, after requests
 // are posted) is returned and reaches the user's error handler once, and every request the call started has
 // been completed or cancelled when it returns. The other ranks' calls return (small messages are sent eagerly).
+#include "counting_errhandler.hpp"
 #include "exec/executor.hpp"
 #include "reduce_check.hpp"
 #include "request_counter.hpp"
@@ -95,14 +96,6 @@ TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
     MPI_Comm_free(&comm);
 }
 
-int g_handler_calls = 0;
-int g_handler_class = MPI_SUCCESS;
-
-void counting_handler(MPI_Comm*, int* code, ...) {
-    ++g_handler_calls;
-    MPI_Error_class(*code, &g_handler_class);
-}
-
 // One sum of 4 ints at root 0 on a fresh communicator, with `entry` failing at the root after `calls_before`
 // calls; `must_fire`: the test expects the root to reach that call.
 void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool must_fire) {
@@ -110,9 +103,8 @@ void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool mu
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    MPI_Comm_create_errhandler(counting_handler, &handler);
+    MPI_Errhandler handler = redux_test::make_counting_errhandler();
     MPI_Comm_set_errhandler(comm, handler);
     std::vector<int> send(4, rank + 1), recv(4, 0);
     redux_options tree = REDUX_OPTIONS_INIT;  // a tree on every call (auto would try the library's reduce too)
@@ -123,8 +115,7 @@ void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool mu
     // Make libredux's state for comm first (its creation is collective and must not meet the failure).
     ASSERT_EQ(reduce(comm), MPI_SUCCESS);
 
-    g_handler_calls = 0;
-    g_handler_class = MPI_SUCCESS;
+    redux_test::reset_error_count();
     const long long injected_before = redux_test::injected_failures();
     if (rank == 0) redux_test::inject_failure(entry, calls_before, MPI_ERR_OTHER);
     const auto before = redux_test::request_counts();
@@ -142,11 +133,11 @@ void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool mu
         int cls = MPI_SUCCESS;
         MPI_Error_class(rc, &cls);
         EXPECT_EQ(cls, MPI_ERR_OTHER);
-        EXPECT_EQ(g_handler_calls, 1);
-        EXPECT_EQ(g_handler_class, MPI_ERR_OTHER);
+        EXPECT_EQ(redux_test::error_count().calls, 1);
+        EXPECT_EQ(redux_test::error_count().last_class, MPI_ERR_OTHER);
     } else {
         EXPECT_EQ(rc, MPI_SUCCESS);
-        EXPECT_EQ(g_handler_calls, 0);
+        EXPECT_EQ(redux_test::error_count().calls, 0);
     }
     // After an error the communicator's messages may be out of step: the test drops it (libredux's state goes
     // with it) and checks that a fresh one works.

@@ -5,6 +5,7 @@
 //
 // Also: operator/datatype combinations outside the standard's table, which each MPI library accepts or
 // rejects in its own way (MPI_CHAR, MPI_BYTE with arithmetic, ...): libredux must do what the library does.
+#include "counting_errhandler.hpp"
 #include "predefined_ops.hpp"
 #include "reduce_check.hpp"
 
@@ -17,15 +18,6 @@
 #include <vector>
 
 namespace {
-
-// A communicator error handler that counts its calls and remembers the last error class.
-int g_handler_calls = 0;
-int g_handler_class = MPI_SUCCESS;
-
-void counting_handler(MPI_Comm*, int* code, ...) {
-    ++g_handler_calls;
-    MPI_Error_class(*code, &g_handler_class);
-}
 
 int error_class(int code) {
     int cls = MPI_SUCCESS;
@@ -41,12 +33,11 @@ struct Outcome {
 
 // Runs `call` with the handler counters reset and returns what it saw.
 Outcome observe(const std::function<int()>& call) {
-    g_handler_calls = 0;
-    g_handler_class = MPI_SUCCESS;
+    redux_test::reset_error_count();
     Outcome outcome;
     outcome.rc = call();
-    outcome.handler_calls = g_handler_calls;
-    outcome.handler_class = g_handler_class;
+    outcome.handler_calls = redux_test::error_count().calls;
+    outcome.handler_class = redux_test::error_count().last_class;
     return outcome;
 }
 
@@ -85,7 +76,7 @@ class ReduceErrors : public ::testing::Test {
 protected:
     void SetUp() override {
         MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
-        MPI_Comm_create_errhandler(counting_handler, &handler_);
+        handler_ = redux_test::make_counting_errhandler();
         MPI_Comm_set_errhandler(comm_, handler_);
         MPI_Comm_size(comm_, &size_);
     }

@@ -4,6 +4,7 @@
 //   - the call's d and c are the ones the plan is made with, and the predicted makespan is the optimum of the
 //     model, computed here from the paper's closed forms for small n and checked against the planner above;
 //   - bad options are MPI_ERR_ARG through the communicator's error handler, before any message.
+#include "counting_errhandler.hpp"
 #include "plan/planner.hpp"
 #include "reduce_check.hpp"
 #include "request_counter.hpp"
@@ -21,19 +22,11 @@
 
 namespace {
 
-int g_handler_calls = 0;
-int g_handler_class = MPI_SUCCESS;
-
-void counting_handler(MPI_Comm*, int* code, ...) {
-    ++g_handler_calls;
-    MPI_Error_class(*code, &g_handler_class);
-}
-
 class ReduceOptions : public ::testing::Test {
 protected:
     void SetUp() override {
         MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
-        MPI_Comm_create_errhandler(counting_handler, &handler_);
+        handler_ = redux_test::make_counting_errhandler();
         MPI_Comm_set_errhandler(comm_, handler_);
         MPI_Comm_size(comm_, &size_);
         MPI_Comm_rank(comm_, &rank_);
@@ -173,8 +166,7 @@ TEST_F(ReduceOptions, BadOptionsAreArgumentErrors) {
     redux_options infinite_cost = REDUX_OPTIONS_INIT;
     infinite_cost.compute_s = std::numeric_limits<double>::infinity();
     for (const redux_options* bad : {&unknown, &nan_cost, &infinite_cost}) {
-        g_handler_calls = 0;
-        g_handler_class = MPI_SUCCESS;
+        redux_test::reset_error_count();
         std::vector<int> send(3, 1), recv(3, 7);
         const auto before = redux_test::request_counts();
         redux_call_info info{};
@@ -182,8 +174,8 @@ TEST_F(ReduceOptions, BadOptionsAreArgumentErrors) {
         int cls = MPI_SUCCESS;
         MPI_Error_class(rc, &cls);
         EXPECT_EQ(cls, MPI_ERR_ARG);
-        EXPECT_EQ(g_handler_calls, 1);
-        EXPECT_EQ(g_handler_class, MPI_ERR_ARG);
+        EXPECT_EQ(redux_test::error_count().calls, 1);
+        EXPECT_EQ(redux_test::error_count().last_class, MPI_ERR_ARG);
         EXPECT_EQ(redux_test::request_counts().started, before.started);
         EXPECT_EQ(recv, std::vector<int>(3, 7)) << "recvbuf written by a call that failed its checks";
         EXPECT_EQ(info.planned, 0);
