@@ -25,7 +25,7 @@ packages=(
     libgtest-dev libgmock-dev libbenchmark-dev
     nlohmann-json3-dev libcli11-dev
     gfortran graphviz ca-certificates
-    python3-matplotlib
+    python3-matplotlib clang-format
     iproute2 iptables libnetfilter-queue-dev bc iputils-ping
 )
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The standard sweep of mpi_bench on the emulated cluster of ../shared/tools/cluster (needs root).
+# The standard sweep of mpi_bench on the emulated cluster (sweep-lib.sh; needs root).
 #
 #   bash mpi_bench/cluster-sweep.sh [OUT_DIR]          (default docs/results/cluster)
 #
@@ -14,29 +14,28 @@
 # CSV, PNG, the mpi_bench output) with OUT_DIR/COMMAND.txt saying how and when it was made.
 #
 # Environment: BENCH (the mpi_bench binary, default build/mpi_bench/mpi_bench, built against Open MPI: the
-# cluster runs Open MPI), CLUSTER_TOOLS (default ../shared/tools/cluster), CLUSTER_PREFIX (default bench),
-# CLUSTER_NET (default 10.233.0), TOPOLOGIES, RATIOS (default "0.1 0.3 1 3 10"), DELAY_SIZES (default
-# "8 65536"), ITERATIONS (default 15), SYNC (default window: the cluster's ms latencies make the barrier's
-# exit skew a large part of every latency; see mpi_bench --help), SUM_SIZES (default 8:1M).
+# cluster runs Open MPI), CLUSTER_TOOLS, CLUSTER_PREFIX, CLUSTER_NET (sweep-lib.sh), TOPOLOGIES, RATIOS
+# (default "0.1 0.3 1 3 10"), DELAY_SIZES (default "8 65536"), ITERATIONS (default 15), WARMUP (default 10:
+# auto's trials take its first 10 calls; below that they are timed as auto's latency), SYNC (default window:
+# the cluster's ms latencies make the barrier's exit skew a large part of every latency; see mpi_bench
+# --help), SUM_SIZES (default 8:1M).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-repo="$PWD"
 
 out="${1:-docs/results/cluster}"
 bench="$(readlink -f "${BENCH:-build/mpi_bench/mpi_bench}")"
-tools="$(readlink -f "${CLUSTER_TOOLS:-../shared/tools/cluster}")"
-export CLUSTER_PREFIX="${CLUSTER_PREFIX:-bench}" CLUSTER_NET="${CLUSTER_NET:-10.233.0}" SLOTS=1
-export MPIT_TIMEOUT="${MPIT_TIMEOUT:-900}"
+export SLOTS=1
+source mpi_bench/sweep-lib.sh
 topologies="${TOPOLOGIES:-homogeneous heterogeneous}"
 ratios="${RATIOS:-0.1 0.3 1 3 10}"
 delay_sizes="${DELAY_SIZES:-8 65536}"
 iterations="${ITERATIONS:-15}"
+warmup="${WARMUP:-10}"
 sync="${SYNC:-window}"
 sum_sizes="${SUM_SIZES:-8:1M}"
 
 [[ -x "${bench}" ]] || { echo "cluster-sweep: no mpi_bench at ${bench} (set BENCH)" >&2; exit 1; }
-[[ -x "${tools}/cluster-up.sh" ]] || { echo "cluster-sweep: no cluster tools at ${tools} (set CLUSTER_TOOLS)" >&2; exit 1; }
-((EUID == 0)) || { echo "cluster-sweep: the emulated cluster needs root" >&2; exit 1; }
+cluster_check
 
 specs_for() {
     case "$1" in
@@ -46,19 +45,10 @@ specs_for() {
     esac
 }
 
-cluster_up=0
-cleanup() { if ((cluster_up)); then "${tools}/cluster-down.sh" >/dev/null 2>&1 || true; fi; }
-trap cleanup EXIT
-
 mkdir -p "${out}"
-{
-    echo "# Made by: bash mpi_bench/cluster-sweep.sh ${out}"
-    echo "# with TOPOLOGIES='${topologies}' RATIOS='${ratios}' DELAY_SIZES='${delay_sizes}' ITERATIONS=${iterations}"
-    echo "#      SYNC=${sync} SUM_SIZES=${sum_sizes} BENCH=${bench}"
-    echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); commit: $(git -C "${repo}" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-    echo "# host: $(nproc) cores, $(uname -r); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "# MPI: $(mpirun --version 2>/dev/null | head -n 1)"
-} > "${out}/COMMAND.txt"
+describe_run "${out}/COMMAND.txt" "Made by: bash mpi_bench/cluster-sweep.sh ${out}" \
+    "with TOPOLOGIES='${topologies}' RATIOS='${ratios}' DELAY_SIZES='${delay_sizes}' ITERATIONS=${iterations} WARMUP=${warmup}" \
+    "     SYNC=${sync} SUM_SIZES=${sum_sizes} BENCH=${bench}"
 
 # run_bench <dir> <name> <mpi_bench args...>: one mpi_bench run on the cluster; table in <name>.txt.
 run_bench() {
@@ -66,8 +56,8 @@ run_bench() {
     shift 2
     echo "cluster-sweep: $(basename "${dir}")/${name}: mpi_bench $*" >&2
     echo "mpirun -np 8 mpi_bench $* --sync ${sync}" >> "${dir}/runs.txt"
-    "${tools}/cluster-run.sh" -np 8 "${bench}" --quiet --sync "${sync}" --csv "${dir}/${name}.csv" \
-        --costs-csv "${dir}/${name}.costs.csv" "$@" 2> >(grep -v 'setpgid' >&2) > "${dir}/${name}.txt"
+    cluster_mpirun -np 8 "${bench}" --quiet --sync "${sync}" --csv "${dir}/${name}.csv" \
+        --costs-csv "${dir}/${name}.costs.csv" "$@" > "${dir}/${name}.txt"
     cat "${dir}/${name}.txt"
 }
 
@@ -82,11 +72,10 @@ for topology in ${topologies}; do
     rm -rf "${dir}"
     mkdir -p "${dir}"
     # shellcheck disable=SC2046
-    "${tools}/cluster-up.sh" $(specs_for "${topology}") > "${dir}/cluster.txt"
-    cluster_up=1
+    cluster_up $(specs_for "${topology}") > "${dir}/cluster.txt"
     cat "${dir}/cluster.txt"
 
-    run_bench "${dir}" sum --op sum --sizes "${sum_sizes}" --iterations "${iterations}" --warmup 2
+    run_bench "${dir}" sum --op sum --sizes "${sum_sizes}" --iterations "${iterations}" --warmup "${warmup}"
 
     for bytes in ${delay_sizes}; do
         d_us="$(awk -F, -v b="${bytes}" '$3 == b { print $5 }' "${dir}/sum.costs.csv")"
@@ -98,7 +87,7 @@ for topology in ${topologies}; do
                 flag=()
                 [[ "${commutativity}" == noncommutative ]] && flag=(--noncommutative)
                 run_bench "${dir}" run --op "delay:${ns}" "${flag[@]}" --sizes "${bytes}" \
-                    --iterations "${iterations}" --warmup 2
+                    --iterations "${iterations}" --warmup "${warmup}"
                 append "${dir}/run.csv" "${dir}/delay.csv"
                 append "${dir}/run.costs.csv" "${dir}/delay.costs.csv"
                 echo "# c/d target ${ratio}, d ${d_us} us at ${bytes} B, ${commutativity}" >> "${dir}/delay.txt"
@@ -107,8 +96,7 @@ for topology in ${topologies}; do
             done
         done
     done
-    "${tools}/cluster-down.sh" > /dev/null
-    cluster_up=0
+    cluster_down
 
     /usr/bin/python3 mpi_bench/plot.py "${dir}/sum.csv" "${dir}/delay.csv" \
         --costs "${dir}/sum.costs.csv" "${dir}/delay.costs.csv" --out "${dir}"

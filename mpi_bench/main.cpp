@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
                 }
                 if (reporter) report.add(result, i, counts.size());
             }
+            if (reporter && status == 0) report.finish();
         }
     }
     MPI_Comm_free(&comm);

@@ -1,5 +1,8 @@
 #include "options.hpp"
 
+#include "mpi/mpi_version.hpp"
+#include "redux/version.h"
+
 #include <CLI/CLI.hpp>
 
 #include <climits>
@@ -12,42 +15,73 @@ namespace {
 constexpr const char* kUsage =
     "usage: mpirun -np N mpi_bench [--algorithms LIST] [--sizes SIZES] [--iterations N] [--warmup N]\n"
     "                              [--root R] [--in-place] [--datatype TYPE] [--op OP] [--noncommutative]\n"
-    "                              [--costs measured|library] [--sync barrier|window] [--csv FILE]\n"
-    "                              [--costs-csv FILE] [--full]\n"
-    "                              [--quiet] [--help]\n";
+    "                              [--costs library|measured] [--sync barrier|window] [--segment-bytes B]\n"
+    "                              [--csv FILE] [--costs-csv FILE] [--full]\n"
+    "                              [--quiet] [--help] [--version]\n";
 
 constexpr const char* kDescription =
     "Times MPI_Reduce with the MPI library's own algorithm (native, through PMPI_Reduce) and libredux's\n"
     "planned trees, side by side in one run: for every size, iterations alternate between the algorithms.\n"
     "Each algorithm's result is verified against an independent computation before and after timing.\n"
-    "Latency = time from a barrier to the root's completion, median over iterations (the CSV's avg_us);\n"
-    "with --sync window, from a start time all ranks agreed on (for networks with ms latencies).\n"
+    "Latency = time from a barrier to the root's completion, median over iterations (the CSV's median_us;\n"
+    "its mean, quartiles, min and max too); with --sync window, from a start time all ranks agreed on (for\n"
+    "networks with ms latencies).\n"
     "\n"
-    "Costs (--costs measured, the default): for every size, before timing, d = the slowest of the median\n"
-    "one-way times of a ping-pong of this many bytes between the root and each other rank, and c = the\n"
-    "median time of MPI_Reduce_local of `count` elements with the op on the root; the planned algorithms\n"
-    "(and auto) are planned with these d and c. --costs library lets libredux choose (REDUX_D/REDUX_C or\n"
-    "its own calibration). auto is libredux's choice between its best planned tree and the library's own\n"
-    "reduce, measured during its first calls (within the warm-up).\n";
+    "Costs (--costs library, the default): libredux plans as it does for a drop-in user, with REDUX_D /\n"
+    "REDUX_C or its own calibration (per link class, fitted lines). --costs measured: for every size, before\n"
+    "timing, d = the slowest of the median one-way times of a ping-pong of this many bytes between the root\n"
+    "and each other rank, and c = the median time of MPI_Reduce_local of `count` elements with the op on the\n"
+    "root, passed to the planner (one d for every link). auto is libredux's choice between its best planned\n"
+    "tree and the library's own reduce, measured during its first calls (within the warm-up).\n";
 
 constexpr const char* kFooter =
-    "Output: an OSU-style table on stdout (# Size, then the median latency in us per algorithm, then the d\n"
-    "and c used); --csv FILE: one row per (algorithm, op, size) with the header\n"
-    "  algorithm,op,ranks,bytes,count,avg_us,min_us,max_us,predicted_us,speedup_vs_native\n"
-    "(avg_us = median; min/max over iterations; predicted_us = the planner's predicted makespan, empty for\n"
-    "native; speedup_vs_native = native avg_us / this avg_us from the same run, empty without native);\n"
+    "Output: an OSU-style table on stdout: # Size, then per algorithm the median latency in us and \u00b1s%, half\n"
+    "the interquartile range in % of the median (=NAME: the same plan as NAME, by libredux's report of the\n"
+    "call: same costs, predicted makespan and segments); the speedup native / auto; the d and c used; the plans\n"
+    "(algorithms with the same plan joined by '=', [segments]); at the end one verdict line per size range\n"
+    "(auto against native: faster, slower, or noise when the interquartile ranges overlap).\n"
+    "--csv FILE: one row per (algorithm, op, size) with the header\n"
+    "  algorithm,op,ranks,bytes,count,iterations,median_us,mean_us,q1_us,q3_us,min_us,max_us,predicted_us,\n"
+    "  segments,ran,same_plan_as,speedup_vs_native\n"
+    "(predicted_us, segments: libredux's plan, empty for native; ran: what the last timed call ran, native\n"
+    "or a strategy; same_plan_as: the algorithm shown in its place, as in the table; speedup_vs_native =\n"
+    "native median_us / this median_us from the same run, empty without native);\n"
     "--costs-csv FILE: op,ranks,bytes,count,transfer_us,compute_us,source per size (the d and c planned with).\n"
     "Sizes smaller than one element of the datatype are skipped.\n"
     "Exit status: 0 on success, 1 when a result is wrong (or an MPI error), 2 for a bad command line.";
 
-const std::vector<std::pair<std::string, redux_algorithm>> kAlgorithms = {{"native", REDUX_ALGORITHM_NATIVE},
-                                                                          {"optimal", REDUX_ALGORITHM_OPTIMAL},
-                                                                          {"fibonacci", REDUX_ALGORITHM_FIBONACCI},
-                                                                          {"binomial", REDUX_ALGORITHM_BINOMIAL},
-                                                                          {"auto", REDUX_ALGORITHM_AUTO},
-                                                                          {"snf", REDUX_ALGORITHM_SNF},
-                                                                          {"hetero-greedy", REDUX_ALGORITHM_HETERO_GREEDY},
-                                                                          {"two-level", REDUX_ALGORITHM_TWO_LEVEL}};
+// native, auto and every strategy of redux/algorithms.h that needs no limit (the limited ones need a K per
+// call, which the benchmark has no option for).
+struct KnownAlgorithm {
+    std::string name;
+    redux_algorithm algorithm;
+    std::string needs;  // the strategy's `needs` column ("always", "link_costs", ...); empty for native and auto
+};
+
+const std::vector<KnownAlgorithm>& known_algorithms() {
+    static const std::vector<KnownAlgorithm> known = [] {
+        std::vector<KnownAlgorithm> all = {{"native", REDUX_ALGORITHM_NATIVE, ""}, {"auto", REDUX_ALGORITHM_AUTO, ""}};
+#define REDUX_BENCH_ALGORITHM_(ENUM, name, text, value, needs) all.push_back({text, REDUX_ALGORITHM_##ENUM, #needs});
+        REDUX_STRATEGIES(REDUX_BENCH_ALGORITHM_)
+#undef REDUX_BENCH_ALGORITHM_
+        std::vector<KnownAlgorithm> usable;
+        for (KnownAlgorithm& algorithm : all) {
+            if (algorithm.needs != "limit") usable.push_back(std::move(algorithm));
+        }
+        return usable;
+    }();
+    return known;
+}
+
+std::string known_names(bool (*keep)(const KnownAlgorithm&)) {
+    std::string names;
+    for (const KnownAlgorithm& algorithm : known_algorithms()) {
+        if (!keep(algorithm)) continue;
+        if (!names.empty()) names += ", ";
+        names += algorithm.name;
+    }
+    return names;
+}
 
 bool parse_one_size(const std::string& text, long& bytes) {
     if (text.empty()) return false;
@@ -80,11 +114,28 @@ std::vector<std::string> split(const std::string& text, char separator) {
     return parts;
 }
 
+// native, every strategy that always applies, auto: the default of --algorithms, and what "default" stands for.
+std::string default_algorithms() {
+    std::string names = "native";
+    for (const KnownAlgorithm& known : known_algorithms()) {
+        if (known.needs == "always") names += "," + known.name;
+    }
+    return names + ",auto";
+}
+
 bool parse_algorithms(const std::string& text, std::vector<AlgorithmChoice>& out, std::string& error) {
     out.clear();
+    std::vector<std::string> names;
     for (const std::string& name : split(text, ',')) {
+        if (name != "default") {
+            names.push_back(name);
+            continue;
+        }
+        for (const std::string& known : split(default_algorithms(), ',')) names.push_back(known);
+    }
+    for (const std::string& name : names) {
         bool found = false;
-        for (const auto& [known, algorithm] : kAlgorithms) {
+        for (const auto& [known, algorithm, needs] : known_algorithms()) {
             if (name == known) {
                 found = true;
                 for (const AlgorithmChoice& seen : out) {
@@ -97,8 +148,8 @@ bool parse_algorithms(const std::string& text, std::vector<AlgorithmChoice>& out
             }
         }
         if (!found) {
-            error = "--algorithms: unknown algorithm '" + name +
-                    "' (native, optimal, fibonacci, binomial, auto, snf, hetero-greedy, two-level)";
+            error = "--algorithms: unknown algorithm '" + name + "' (" +
+                    known_names([](const KnownAlgorithm&) { return true; }) + ")";
             return false;
         }
     }
@@ -112,6 +163,16 @@ bool parse_algorithms(const std::string& text, std::vector<AlgorithmChoice>& out
 }  // namespace
 
 const char* usage_text() { return kUsage; }
+
+std::string algorithm_name(redux_algorithm algorithm) {
+    if (algorithm == REDUX_ALGORITHM_NATIVE) return "native";
+    if (algorithm == REDUX_ALGORITHM_AUTO) return "auto";
+#define REDUX_BENCH_NAME_(ENUM, name, text, value, needs) \
+    if (algorithm == REDUX_ALGORITHM_##ENUM) return text;
+    REDUX_STRATEGIES(REDUX_BENCH_NAME_)
+#undef REDUX_BENCH_NAME_
+    return "algorithm-" + std::to_string(static_cast<int>(algorithm));
+}
 
 std::vector<long> parse_sizes(const std::string& text, std::string& error) {
     std::vector<long> sizes;
@@ -142,29 +203,39 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     app.footer(kFooter);
     app.get_formatter()->column_width(34);
 
-    std::string algorithms_text = "native,optimal,fibonacci,binomial,auto";
+    std::string algorithms_text = default_algorithms();
     std::string sizes_text = "8:4M";
     std::string op_text = "sum";
     std::string datatype_text;
-    std::string costs_text = "measured";
+    std::string costs_text = "library";
     std::string sync_text = "barrier";
+    std::string segment_text = "auto";
     bool noncommutative = false;
     app.add_option("--algorithms", algorithms_text,
-                   "comma-separated: native (the MPI library's MPI_Reduce, via PMPI_Reduce), optimal, fibonacci, "
-                   "binomial, auto (default: these five); snf, hetero-greedy, two-level (trees from libredux's calibrated "
-                   "per-link costs, with --costs library on several nodes; elsewhere they run the optimal tree)")
+                   "comma-separated: native (the MPI library's MPI_Reduce, via PMPI_Reduce), auto, " +
+                       known_names([](const KnownAlgorithm& a) { return a.needs == "always"; }) +
+                       " (default: these, also named by the word default); " +
+                       known_names([](const KnownAlgorithm& a) { return !a.needs.empty() && a.needs != "always"; }) +
+                       " (trees from libredux's calibrated per-link costs, on several nodes or packages; elsewhere "
+                       "they run the optimal tree)")
         ->type_name("LIST");
     app.add_option("--sizes", sizes_text,
                    "message sizes in bytes: a list (8,1K,1M) and/or ranges MIN:MAX, doubling "
                    "(default 8:4M)")
         ->type_name("SIZES");
     app.add_option("--iterations", options.iterations,
-                   "timed iterations per algorithm and size (default 1000 up to 8 KiB, 100 above)")
+                   "timed iterations per algorithm and size (default 1000 up to 8 KiB, 100 up to 4 MiB, 20 above)")
         ->type_name("N")
         ->check(CLI::Range(1, INT_MAX));
     app.add_option("--warmup", options.warmup, "untimed iterations first (default 100 up to 8 KiB, 10 above)")
         ->type_name("N")
         ->check(CLI::Range(0, INT_MAX));
+    app.add_option("--size-seconds", options.size_seconds,
+                   "fewer iterations where one round of the algorithms is slow: about S seconds of timed "
+                   "iterations per size (at least 3), judged from the verification calls; warm-up no longer than "
+                   "the iterations, but 10 with auto (its trials); 0: no limit (default)")
+        ->type_name("S")
+        ->check(CLI::NonNegativeNumber);
     app.add_option("--root", options.root, "the root rank (default 0)")->type_name("R");
     app.add_flag("--in-place", options.in_place, "the root passes MPI_IN_PLACE");
     app.add_option("--datatype", datatype_text,
@@ -174,13 +245,17 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
         ->type_name("OP");
     app.add_flag("--noncommutative", noncommutative, "create spin:NS and delay:NS as non-commutative ops");
     app.add_option("--costs", costs_text,
-                   "measured (default): d and c measured per size and passed to the planner; library: libredux's "
-                   "own")
+                   "library (default): libredux's own costs, as a drop-in user gets them; measured: d and c measured "
+                   "per size by the benchmark and passed to the planner")
         ->type_name("SOURCE");
     app.add_option("--sync", sync_text,
                    "barrier (default, as OSU): time from leaving a barrier; window: every rank starts at a time "
                    "agreed in advance (clock offsets measured), which removes the barrier's exit skew")
         ->type_name("HOW");
+    app.add_option("--segment-bytes", segment_text,
+                   "segment size of libredux's pipelined trees: auto (default: the library's choice, "
+                   "REDUX_SEGMENT_BYTES or its model's), 0 (never segmented) or bytes (K, M allowed)")
+        ->type_name("B");
     app.add_option("--csv", options.csv_path, "write one CSV row per (algorithm, op, size) to FILE")->type_name("FILE");
     app.add_option("--costs-csv", options.costs_csv_path, "write the d and c of every size to FILE")->type_name("FILE");
     app.add_flag("-f,--full", options.min_max, "add min and max latency columns to the table");
@@ -193,8 +268,13 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
         message = "mpi_bench: error: " + error + "\n" + kUsage + "Run 'mpi_bench --help' for the options.\n";
         return ParseOutcome::usage_error;
     };
+    app.set_version_flag(
+        "--version", std::string("mpi_bench (libredux) " REDUX_VERSION_STRING "\nbuilt for ") + redux::mpi_built_for());
     try {
         app.parse(argc, argv);
+    } catch (const CLI::CallForVersion& e) {
+        message = std::string(e.what()) + "\n";
+        return ParseOutcome::help;
     } catch (const CLI::CallForHelp&) {
         message = app.help();
         return ParseOutcome::help;
@@ -221,6 +301,16 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
         return usage_error("--sync: '" + sync_text + "' is neither barrier nor window");
     }
     options.window_sync = sync_text == "window";
+    long segment_bytes = 0;
+    if (segment_text == "auto") {
+        options.segment_bytes = -1;
+    } else if (segment_text == "0") {
+        options.segment_bytes = 0;
+    } else if (parse_one_size(segment_text, segment_bytes)) {
+        options.segment_bytes = segment_bytes;
+    } else {
+        return usage_error("--segment-bytes: '" + segment_text + "' is neither auto, 0 nor a size in bytes");
+    }
     if (!options.corrupt_algorithm.empty()) {
         bool known = false;
         for (const AlgorithmChoice& choice : options.algorithms)

@@ -17,19 +17,23 @@ struct AlgorithmChoice {
     bool planned() const { return algorithm != REDUX_ALGORITHM_NATIVE; }
 };
 
-// Sizes up to this many bytes get the small-message iteration counts (OSU's LARGE_MESSAGE_SIZE).
+// Sizes up to this many bytes get the small-message iteration counts (OSU's LARGE_MESSAGE_SIZE); sizes above
+// kHugeMessageBytes (long vectors, up to 64 MiB and more) fewer iterations still.
 constexpr long kLargeMessageBytes = 8192;
+constexpr long kHugeMessageBytes = 4L << 20;
 
 struct BenchOptions {
     std::vector<AlgorithmChoice> algorithms;
     std::vector<long> sizes_bytes;
-    int iterations = 0;  // 0: 1000 up to kLargeMessageBytes, 100 above
-    int warmup = -1;     // -1: 100 up to kLargeMessageBytes, 10 above
+    int iterations = 0;  // 0: 1000 up to kLargeMessageBytes, 100 up to kHugeMessageBytes, 20 above
+    int warmup = -1;     // -1: 100 up to kLargeMessageBytes, 10 above (auto's trials take its first 10 calls)
     int root = 0;
     bool in_place = false;
     OpSpec op;
-    bool measured_costs = true;  // --costs measured: d and c measured here and passed to the planner
-    bool window_sync = false;    // --sync window: iterations start at an agreed time (start_clock.hpp)
+    bool measured_costs = false;   // --costs measured: d and c measured here and passed to the planner
+    bool window_sync = false;      // --sync window: iterations start at an agreed time (start_clock.hpp)
+    long long segment_bytes = -1;  // --segment-bytes, redux_options.segment_bytes of the planned algorithms
+    double size_seconds = 0;       // --size-seconds: > 0 caps the iterations of slow sizes (Runner::limit_rounds)
     std::string csv_path;
     std::string costs_csv_path;
     bool min_max = false;
@@ -37,7 +41,8 @@ struct BenchOptions {
     std::string corrupt_algorithm;  // tests: damage this algorithm's result before verification
 
     int iterations_for(long bytes) const {
-        return iterations > 0 ? iterations : bytes <= kLargeMessageBytes ? 1000 : 100;
+        if (iterations > 0) return iterations;
+        return bytes <= kLargeMessageBytes ? 1000 : bytes <= kHugeMessageBytes ? 100 : 20;
     }
     int warmup_for(long bytes) const { return warmup >= 0 ? warmup : bytes <= kLargeMessageBytes ? 100 : 10; }
 };
@@ -45,11 +50,14 @@ struct BenchOptions {
 enum class ParseOutcome { run, help, usage_error };
 
 // Parses argv for a communicator of `ranks` ranks. Every rank gets the same argv and so the same outcome.
-// `message` is the help text (help) or the error followed by the usage (usage_error).
+// `message` is the help or --version text (help) or the error followed by the usage (usage_error).
 ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& options, std::string& message);
 
 // The synopsis printed with every command-line error.
 const char* usage_text();
+
+// The name of a redux_algorithm as on the command line ("native", "optimal", ...).
+std::string algorithm_name(redux_algorithm algorithm);
 
 // "8:4M" (doubling), "8,64,1K", "1M"; K, M, G are powers of 1024. Empty with `error` set when invalid.
 std::vector<long> parse_sizes(const std::string& text, std::string& error);

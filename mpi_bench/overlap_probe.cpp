@@ -65,7 +65,9 @@ int main(int argc, char** argv) {
     MPI_Op op;
     MPI_Op_create(delay_sum, 1, &op);
     using clock = std::chrono::steady_clock;
-    auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+    auto seconds = [](clock::time_point a, clock::time_point b) {
+        return std::chrono::duration<double>(b - a).count();
+    };
 
     // d: one transfer 1 -> 0 (ping-pong, half the round trip); c: one application of the op at rank 0.
     std::vector<double> d_samples, c_samples, reduce_samples;
@@ -99,11 +101,11 @@ int main(int argc, char** argv) {
     if (rank == 0) {
         const double d = median(d_samples), c = median(c_samples), t = median(reduce_samples);
         const char* window = std::getenv("REDUX_RECV_WINDOW");
-        std::printf("ranks=%d bytes=%ld chunk_bytes=%s recv_window=%s late=%.1f ms d=%.3f ms c=%.3f ms "
-                    "reduce=%.3f ms predicted: overlapped=%.3f ms serial=%.3f ms\n",
-                    size, bytes, chunk_env ? chunk_env : "default", window ? window : "default", late_s * 1e3, d * 1e3,
-                    c * 1e3, t * 1e3, (std::max(d + c, late_s + d) + c) * 1e3,
-                    (std::max(d + c, late_s) + d + c) * 1e3);
+        std::printf(
+            "ranks=%d bytes=%ld chunk_bytes=%s recv_window=%s late=%.1f ms d=%.3f ms c=%.3f ms "
+            "reduce=%.3f ms predicted: overlapped=%.3f ms serial=%.3f ms\n",
+            size, bytes, chunk_env ? chunk_env : "default", window ? window : "default", late_s * 1e3, d * 1e3, c * 1e3,
+            t * 1e3, (std::max(d + c, late_s + d) + c) * 1e3, (std::max(d + c, late_s) + d + c) * 1e3);
     }
     MPI_Op_free(&op);
     MPI_Finalize();

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -9,6 +10,25 @@ namespace redux_bench {
 namespace {
 
 constexpr int kColumn = 15;
+constexpr int kSpeedupColumn = 8;
+constexpr int kCostColumn = 10;
+
+AlgorithmKind kind_of(const AlgorithmChoice& choice) {
+    if (choice.algorithm == REDUX_ALGORITHM_NATIVE) return AlgorithmKind::native;
+    return choice.algorithm == REDUX_ALGORITHM_AUTO ? AlgorithmKind::automatic : AlgorithmKind::strategy;
+}
+
+std::string fixed(double value, int decimals) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+std::string segments_setting(long long segment_bytes) {
+    if (segment_bytes < 0) return "library's choice";
+    if (segment_bytes == 0) return "none (unsegmented)";
+    return "of " + std::to_string(segment_bytes) + " B (forced)";
+}
 
 std::string library_version() {
     char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
@@ -37,9 +57,9 @@ bool planned_costs(const SizeResult& result, double& transfer_s, double& compute
         return true;
     }
     for (const AlgorithmResult& algorithm : result.algorithms) {
-        if (algorithm.planned) {
-            transfer_s = algorithm.transfer_s;
-            compute_s = algorithm.compute_s;
+        if (algorithm.plan.planned) {
+            transfer_s = algorithm.plan.transfer_s;
+            compute_s = algorithm.plan.compute_s;
             return true;
         }
     }
@@ -66,17 +86,33 @@ bool Report::open(std::string& error) {
 }
 
 void Report::print_header(const std::string& skipped_sizes) {
-    const long small = kLargeMessageBytes;
+    const long small = kLargeMessageBytes, large = kHugeMessageBytes;
     std::printf("# mpi_bench: MPI_Reduce latency, libredux against %s (native = PMPI_Reduce)\n",
                 library_version().c_str());
-    std::printf("# ranks %d, root %d, op %s, datatype %s (%d B per element)%s, costs %s\n", ranks_, options_.root,
-                op_label(options_.op).c_str(), datatype_name(options_.op.type).c_str(), element_bytes_,
-                options_.in_place ? ", in place" : "", options_.measured_costs ? "measured" : "library");
-    std::printf("# iterations %d up to %ld B, %d above; warm-up %d, %d\n", options_.iterations_for(small), small,
-                options_.iterations_for(small + 1), options_.warmup_for(small), options_.warmup_for(small + 1));
+    std::printf("# ranks %d, root %d, op %s, datatype %s (%d B per element)%s, costs %s, segments %s\n", ranks_,
+                options_.root, op_label(options_.op).c_str(), datatype_name(options_.op.type).c_str(), element_bytes_,
+                options_.in_place ? ", in place" : "", options_.measured_costs ? "measured" : "library",
+                segments_setting(options_.segment_bytes).c_str());
+    if (options_.iterations > 0) {
+        std::printf("# iterations %d; warm-up %d up to %ld B, %d above\n", options_.iterations,
+                    options_.warmup_for(small), small, options_.warmup_for(small + 1));
+    } else {
+        std::printf("# iterations %d up to %ld B, %d up to %ld B, %d above; warm-up %d up to %ld B, %d above\n",
+                    options_.iterations_for(small), small, options_.iterations_for(large), large,
+                    options_.iterations_for(large + 1), options_.warmup_for(small), small,
+                    options_.warmup_for(small + 1));
+    }
+    if (options_.size_seconds > 0) {
+        std::printf("# --size-seconds %g: fewer iterations (at least 3) where a round of the algorithms is slow\n",
+                    options_.size_seconds);
+    }
     if (!skipped_sizes.empty()) std::printf("# skipped (smaller than one element): %s\n", skipped_sizes.c_str());
-    std::printf("# latency (us): median over iterations, %s to the root's completion; d, c (us): planned with\n",
-                options_.window_sync ? "agreed start time (--sync window)" : "barrier");
+    std::printf(
+        "# latency (us): median over iterations \u00b1 half the interquartile range (%% of the median), %s to\n"
+        "#   the root's completion; =NAME: the same plan as NAME (libredux reports the same d and segments,\n"
+        "#   and predictions equal up to its c measured per plan); speedup: native / auto (> 1: auto faster);\n"
+        "#   d, c (us): planned with; plans: the algorithms of each plan joined by '=', [its segment count]\n",
+        options_.window_sync ? "agreed start time (--sync window)" : "barrier");
     std::printf("%-10s", "# Size");
     for (const AlgorithmChoice& algorithm : options_.algorithms) {
         std::printf(" %*s", kColumn, algorithm.name.c_str());
@@ -85,61 +121,106 @@ void Report::print_header(const std::string& skipped_sizes) {
                         (algorithm.name + ":max").c_str());
         }
     }
-    std::printf(" %*s %*s\n", kColumn, "d(us)", kColumn, "c(us)");
+    std::printf(" %*s %*s %*s  %s\n", kSpeedupColumn, "speedup", kCostColumn, "d(us)", kCostColumn, "c(us)",
+                "plans[segments]");
     std::fflush(stdout);
 }
 
-void Report::add(const SizeResult& result, size_t index, size_t total) {
-    std::printf("%-10ld", result.bytes);
-    for (const AlgorithmResult& algorithm : result.algorithms) {
-        std::printf(" %*.2f", kColumn, algorithm.latency.median_s * 1e6);
-        if (options_.min_max) {
-            std::printf(" %*.2f %*.2f", kColumn, algorithm.latency.min_s * 1e6, kColumn, algorithm.latency.max_s * 1e6);
-        }
+int Report::find(AlgorithmKind kind) const {
+    for (size_t a = 0; a < options_.algorithms.size(); ++a) {
+        if (kind_of(options_.algorithms[a]) == kind) return static_cast<int>(a);
     }
-    double transfer_s = 0, compute_s = 0;
-    if (planned_costs(result, transfer_s, compute_s)) {
-        std::printf(" %*.2f %*.2f\n", kColumn, transfer_s * 1e6, kColumn, compute_s * 1e6);
-    } else {
-        std::printf(" %*s %*s\n", kColumn, "-", kColumn, "-");
-    }
-    std::fflush(stdout);
-    write_csv(result);
+    return -1;
+}
 
-    if (!options_.quiet) {
-        const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-        std::string line;
-        for (size_t a = 0; a < result.algorithms.size(); ++a) {
-            char part[96];
-            std::snprintf(part, sizeof part, "%s%s %.1f us", a == 0 ? "" : ", ", options_.algorithms[a].name.c_str(),
-                          result.algorithms[a].latency.median_s * 1e6);
-            line += part;
-        }
-        std::fprintf(stderr, "mpi_bench: [%zu/%zu] %ld B: %s (elapsed %.1f s)\n", index + 1, total, result.bytes,
-                     line.c_str(), elapsed_s);
+void Report::add(const SizeResult& result, size_t index, size_t total) {
+    std::vector<AlgorithmPlan> plans;
+    for (size_t a = 0; a < result.algorithms.size(); ++a) {
+        const AlgorithmResult& r = result.algorithms[a];
+        plans.push_back({options_.algorithms[a].name, kind_of(options_.algorithms[a]), r.plan, r.ran != "native"});
     }
+    const std::vector<int> shown_as = same_plan_as(plans, ranks_);
+    print_row(result, shown_as, plans);
+    write_csv(result, shown_as);
+    const int native = find(AlgorithmKind::native), automatic = find(AlgorithmKind::automatic);
+    if (native >= 0 && automatic >= 0) {
+        const auto n = static_cast<size_t>(native), a = static_cast<size_t>(automatic);
+        auto_against_native_.push_back(
+            {result.bytes, result.algorithms[n].latency, result.algorithms[a].latency, result.algorithms[a].ran});
+    }
+    if (!options_.quiet) print_progress(result, index, total);
     if (result.late_starts > 0) {
         std::fprintf(stderr, "mpi_bench: %ld B: %ld rank-iterations began after the agreed start (margin %.0f us)\n",
                      result.bytes, result.late_starts, result.start_margin_s * 1e6);
     }
 }
 
-void Report::write_csv(const SizeResult& result) {
+void Report::print_row(const SizeResult& result, const std::vector<int>& shown_as,
+                       const std::vector<AlgorithmPlan>& plans) {
+    std::string row = std::to_string(result.bytes);
+    row.resize(std::max<size_t>(row.size(), 10), ' ');
+    for (size_t a = 0; a < result.algorithms.size(); ++a) {
+        const Summary& latency = result.algorithms[a].latency;
+        const bool merged = shown_as[a] >= 0 && plans[a].kind == AlgorithmKind::strategy;
+        row += " " + right_aligned(merged ? "=" + plans[static_cast<size_t>(shown_as[a])].name : latency_cell(latency),
+                                   kColumn);
+        if (options_.min_max) {
+            row += " " + right_aligned(merged ? "-" : fixed(latency.min_s * 1e6, 2), kColumn);
+            row += " " + right_aligned(merged ? "-" : fixed(latency.max_s * 1e6, 2), kColumn);
+        }
+    }
+    const int native = find(AlgorithmKind::native), automatic = find(AlgorithmKind::automatic);
+    std::string speedup = "-";
+    if (native >= 0 && automatic >= 0) {
+        const double auto_s = result.algorithms[static_cast<size_t>(automatic)].latency.median_s;
+        if (auto_s > 0)
+            speedup = fixed(result.algorithms[static_cast<size_t>(native)].latency.median_s / auto_s, 2) + "x";
+    }
+    row += " " + right_aligned(speedup, kSpeedupColumn);
+    double transfer_s = 0, compute_s = 0;
+    const bool costs = planned_costs(result, transfer_s, compute_s);
+    row += " " + right_aligned(costs ? fixed(transfer_s * 1e6, 2) : "-", kCostColumn);
+    row += " " + right_aligned(costs ? fixed(compute_s * 1e6, 2) : "-", kCostColumn);
+    row += "  " + plans_text(plans, shown_as);
+    std::printf("%s\n", row.c_str());
+    std::fflush(stdout);
+}
+
+void Report::print_progress(const SizeResult& result, size_t index, size_t total) {
+    const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::string line;
+    for (size_t a = 0; a < result.algorithms.size(); ++a) {
+        line += (a == 0 ? "" : ", ") + options_.algorithms[a].name + " " +
+                fixed(result.algorithms[a].latency.median_s * 1e6, 1) + " us";
+    }
+    std::fprintf(stderr, "mpi_bench: [%zu/%zu] %ld B: %s (elapsed %.1f s)\n", index + 1, total, result.bytes,
+                 line.c_str(), elapsed_s);
+}
+
+void Report::finish() {
+    if (auto_against_native_.empty()) return;
+    std::printf("# verdict, auto against native (speedup native / auto; noise: the interquartile ranges overlap):\n");
+    for (const std::string& line : verdict_lines(auto_against_native_)) std::printf("#   %s\n", line.c_str());
+    std::fflush(stdout);
+}
+
+void Report::write_csv(const SizeResult& result, const std::vector<int>& shown_as) {
     const std::string op = op_label(options_.op);
     if (csv_ != nullptr) {
-        const AlgorithmResult* native = nullptr;
-        for (size_t a = 0; a < result.algorithms.size(); ++a) {
-            if (!options_.algorithms[a].planned()) native = &result.algorithms[a];
-        }
+        const int native = find(AlgorithmKind::native);
         for (size_t a = 0; a < result.algorithms.size(); ++a) {
             const AlgorithmResult& r = result.algorithms[a];
-            std::fprintf(csv_, "%s,%s,%d,%ld,%d,%.3f,%.3f,%.3f,", options_.algorithms[a].name.c_str(), op.c_str(),
-                         ranks_, result.bytes, result.count, r.latency.median_s * 1e6, r.latency.min_s * 1e6,
-                         r.latency.max_s * 1e6);
-            if (r.planned) std::fprintf(csv_, "%.3f", r.predicted_s * 1e6);
+            const Summary& l = r.latency;
+            std::fprintf(csv_, "%s,%s,%d,%ld,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,", options_.algorithms[a].name.c_str(),
+                         op.c_str(), ranks_, result.bytes, result.count, l.samples, l.median_s * 1e6, l.mean_s * 1e6,
+                         l.q1_s * 1e6, l.q3_s * 1e6, l.min_s * 1e6, l.max_s * 1e6);
+            if (r.plan.planned) std::fprintf(csv_, "%.3f,%d", r.plan.predicted_s * 1e6, r.plan.segments);
+            std::fprintf(csv_, r.plan.planned ? ",%s," : ",,%s,", r.ran.c_str());
+            if (shown_as[a] >= 0) std::fputs(options_.algorithms[static_cast<size_t>(shown_as[a])].name.c_str(), csv_);
             std::fputc(',', csv_);
-            if (native != nullptr && r.latency.median_s > 0) {
-                std::fprintf(csv_, "%.4f", native->latency.median_s / r.latency.median_s);
+            if (native >= 0 && l.median_s > 0) {
+                std::fprintf(csv_, "%.4f",
+                             result.algorithms[static_cast<size_t>(native)].latency.median_s / l.median_s);
             }
             std::fputc('\n', csv_);
         }

@@ -1,9 +1,11 @@
 // What the root writes: the OSU-style table on stdout, the CSV files and the progress lines on stderr.
 //
-// Table: '#' comment lines saying what was run, then "# Size" and one median-latency column per algorithm
-// (with --full, also NAME:min and NAME:max), then the d and c planned with, one row per size, flushed as
-// each size completes. CSV (--csv): one row per (algorithm, op, size), header kCsvHeader. Costs CSV
-// (--costs-csv): one row per size with the d and c the planned algorithms used.
+// Table: '#' comment lines saying what was run, then "# Size" and one column per algorithm, "median ±s%"
+// (s: half the interquartile range in % of the median) or "=NAME" for the same plan as NAME (with --full,
+// also NAME:min and NAME:max), the speedup native / auto, the d and c planned with and the plans with their
+// segment counts (comparison.hpp), one row per size, flushed as each size completes; then, from finish(),
+// the verdict lines (auto against native per size range). CSV (--csv): one row per (algorithm, op, size),
+// header kCsvHeader. Costs CSV (--costs-csv): one row per size with the d and c the planned algorithms used.
 #pragma once
 
 #include "options.hpp"
@@ -12,10 +14,13 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace redux_bench {
 
-constexpr const char* kCsvHeader = "algorithm,op,ranks,bytes,count,avg_us,min_us,max_us,predicted_us,speedup_vs_native";
+constexpr const char* kCsvHeader =
+    "algorithm,op,ranks,bytes,count,iterations,median_us,mean_us,q1_us,q3_us,min_us,max_us,predicted_us,segments,ran,"
+    "same_plan_as,speedup_vs_native";
 constexpr const char* kCostsCsvHeader = "op,ranks,bytes,count,transfer_us,compute_us,source";
 
 class Report {
@@ -29,9 +34,14 @@ public:
     bool open(std::string& error);
     void print_header(const std::string& skipped_sizes);
     void add(const SizeResult& result, size_t index, size_t total);
+    // After the last size: the verdict lines.
+    void finish();
 
 private:
-    void write_csv(const SizeResult& result);
+    void print_row(const SizeResult& result, const std::vector<int>& shown_as, const std::vector<AlgorithmPlan>& plans);
+    void print_progress(const SizeResult& result, size_t index, size_t total);
+    void write_csv(const SizeResult& result, const std::vector<int>& shown_as);
+    int find(AlgorithmKind kind) const;
 
     const BenchOptions& options_;
     int ranks_;
@@ -39,6 +49,7 @@ private:
     std::FILE* csv_ = nullptr;
     std::FILE* costs_csv_ = nullptr;
     std::chrono::steady_clock::time_point start_;
+    std::vector<AutoAgainstNative> auto_against_native_;
 };
 
 }  // namespace redux_bench

@@ -12,12 +12,25 @@ namespace {
 // Timed repetitions for each cost measurement: as many as the iterations, 10 to 50.
 int cost_samples(int iterations) { return std::clamp(iterations, 10, 50); }
 
+PlanReport plan_report(const redux_call_info& info) {
+    return {info.planned != 0, info.transfer_s, info.compute_s, info.predicted_s, info.segments};
+}
+
+// Remembers a planned call's report (the first), and what the latest call ran.
+void record_call(const redux_call_info& info, AlgorithmResult& out) {
+    if (info.planned != 0 && !out.plan.planned) out.plan = plan_report(info);
+    out.ran = info.planned != 0 ? algorithm_name(info.algorithm) : "native";
+}
+
 }  // namespace
 
 Runner::Runner(const BenchOptions& options, const BenchOp& op, MPI_Comm comm)
-    : options_(options), op_(op), comm_(comm), recv_(options.algorithms.size()) {
+    : options_(options), op_(op), comm_(comm) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
+    // Only the root's results are read (and compared per algorithm); the others' receive buffers are not
+    // significant (MPI_Reduce), so they share one, which keeps long vectors affordable on every rank.
+    recv_.resize(rank_ == options.root ? options.algorithms.size() : 1);
 }
 
 void Runner::check_call(int rc, size_t algorithm) const {
@@ -43,7 +56,8 @@ int Runner::call(size_t algorithm, int count, redux_call_info* info) {
         call_options.transfer_s = costs_.transfer_s;
         call_options.compute_s = costs_.compute_s;
     }
-    void* recv = recv_[algorithm].data();
+    if (choice.planned()) call_options.segment_bytes = options_.segment_bytes;
+    void* recv = recv_[std::min(algorithm, recv_.size() - 1)].data();
     const bool in_place = options_.in_place && rank_ == options_.root;
     const void* send = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
     return redux_reduce_ex(send, recv, count, op_.datatype(), op_.op(), options_.root, comm_, &call_options, info);
@@ -70,11 +84,28 @@ bool Runner::verify(int count, const char* when, bool corrupt) {
     return all_of_yielding(ok, comm_);
 }
 
+// --size-seconds: as many iterations as fit in about size_seconds at the verification round's pace (at least
+// 3, at most the configured count); the warm-up no longer, but the 10 calls of auto's trials when auto runs.
+// The root decides and broadcasts, so every rank runs the same rounds.
+void Runner::limit_rounds(double round_s, int& iterations, int& warmup) const {
+    int rounds[2] = {iterations, warmup};
+    if (rank_ == options_.root && round_s > 0) {
+        const double fit = options_.size_seconds / round_s;
+        rounds[0] = fit < iterations ? std::max(3, static_cast<int>(fit)) : iterations;
+        bool with_auto = false;
+        for (const AlgorithmChoice& choice : options_.algorithms) with_auto |= choice.algorithm == REDUX_ALGORITHM_AUTO;
+        rounds[1] = std::min(warmup, std::max(with_auto ? kAutoTrialCalls : 1, rounds[0]));
+    }
+    MPI_Bcast(rounds, 2, MPI_INT, options_.root, comm_);
+    iterations = rounds[0];
+    warmup = rounds[1];
+}
+
 bool Runner::run_size(int count, SizeResult& result) {
     const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(op_.element_bytes());
     const long size_bytes = static_cast<long>(bytes);
-    const int iterations = options_.iterations_for(size_bytes);
-    const int warmup = options_.warmup_for(size_bytes);
+    int iterations = options_.iterations_for(size_bytes);
+    int warmup = options_.warmup_for(size_bytes);
     const size_t algorithms = options_.algorithms.size();
 
     send_.assign(bytes, 0);
@@ -95,18 +126,18 @@ bool Runner::run_size(int count, SizeResult& result) {
 
     // Verification: one call per algorithm, which also makes and caches the plan.
     result.algorithms.assign(algorithms, AlgorithmResult{});
+    double round_s = 0;  // the root's time in the calls of this round
     for (size_t a = 0; a < algorithms; ++a) {
         redux_call_info info{};
         prepare(a);
         barrier_yielding(comm_);
+        const double t0 = MPI_Wtime();
         check_call(call(a, count, &info), a);
-        AlgorithmResult& out = result.algorithms[a];
-        out.planned = info.planned != 0;
-        out.predicted_s = info.predicted_s;
-        out.transfer_s = info.transfer_s;
-        out.compute_s = info.compute_s;
+        round_s += MPI_Wtime() - t0;
+        record_call(info, result.algorithms[a]);
     }
     if (!verify(count, "before", true)) return false;
+    if (options_.size_seconds > 0) limit_rounds(round_s, iterations, warmup);
 
     if (options_.window_sync && !start_clock_) start_clock_ = std::make_unique<StartClock>(options_.root, comm_);
     std::vector<std::vector<double>> samples_s(algorithms);
@@ -122,9 +153,11 @@ bool Runner::run_size(int count, SizeResult& result) {
                 barrier_yielding(comm_);
                 t0 = MPI_Wtime();
             }
-            const int rc = call(a, count, nullptr);
+            redux_call_info info{};
+            const int rc = call(a, count, &info);
             const double elapsed_s = MPI_Wtime() - t0;
             check_call(rc, a);
+            record_call(info, result.algorithms[a]);
             if (it >= 0 && rank_ == options_.root) samples_s[a].push_back(elapsed_s);
         }
     }

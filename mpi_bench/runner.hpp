@@ -8,6 +8,7 @@
 // other, starting one further along the list each iteration, so slow phases of the machine hit all alike.
 #pragma once
 
+#include "comparison.hpp"
 #include "costs.hpp"
 #include "ops.hpp"
 #include "options.hpp"
@@ -23,12 +24,14 @@
 
 namespace redux_bench {
 
+// auto's trials: its first calls on a size alternate between its tree and PMPI_Reduce (2 x 5, libredux's
+// AutoSelect::kTrials), then it decides; the warm-up should cover them.
+constexpr int kAutoTrialCalls = 10;
+
 struct AlgorithmResult {
-    Summary latency;         // over the timed iterations, on the root
-    bool planned = false;    // the call ran a planned tree (not PMPI_Reduce)
-    double predicted_s = 0;  // the planner's predicted makespan when planned
-    double transfer_s = 0;   // the d and c the plan was made with when planned
-    double compute_s = 0;
+    Summary latency;  // over the timed iterations, on the root
+    PlanReport plan;  // libredux's report of a planned call (the first); plan.planned false when none was
+    std::string ran;  // what the last timed call ran: "native" or a strategy (auto's choice, a fallback)
 };
 
 struct SizeResult {
@@ -54,6 +57,7 @@ private:
     int call(size_t algorithm, int count, redux_call_info* info);
     bool verify(int count, const char* when, bool corrupt);
     void check_call(int rc, size_t algorithm) const;
+    void limit_rounds(double round_s, int& iterations, int& warmup) const;
 
     const BenchOptions& options_;
     const BenchOp& op_;
@@ -64,7 +68,7 @@ private:
     MeasuredCosts costs_;
     std::vector<unsigned char> send_;
     std::vector<unsigned char> expected_;
-    std::vector<std::vector<unsigned char>> recv_;  // one result buffer per algorithm
+    std::vector<std::vector<unsigned char>> recv_;  // the root: one result buffer per algorithm; others: one
 };
 
 }  // namespace redux_bench

@@ -56,11 +56,18 @@ const char* role_of(const Plan& plan, int32_t rank) {
 
 bool is_limited(const Plan& plan) { return strategy_needs_limit(plan.request.strategy); }
 
+// "1 segment", "12 segments (chosen by the model)".
+std::string segments_text(const Plan& plan) {
+    std::string text = std::to_string(plan.segments) + (plan.segments == 1 ? " segment" : " segments");
+    if (plan.request.segments == 0) text += " (chosen by the model)";
+    return text;
+}
+
 // "7 ranks, strategy optimal, d = 1 s, c = 1 s, root 0, commutative"
 std::string request_summary(const Plan& plan, std::string (*format_s)(double)) {
     const PlanRequest& request = plan.request;
     std::string summary = std::to_string(request.ranks) + (request.ranks == 1 ? " rank" : " ranks") + ", strategy " +
-                          cli_strategy_name(request.strategy);
+                          std::string(strategy_name(request.strategy));
     if (is_limited(plan)) summary += " (limit " + std::to_string(request.limit) + ")";
     summary += request.hetero_costs ? ", heterogeneous costs (mean d = " : ", d = ";
     summary += format_s(request.costs.transfer_s) + ", c = " + format_s(request.costs.compute_s);
@@ -69,6 +76,10 @@ std::string request_summary(const Plan& plan, std::string (*format_s)(double)) {
         summary += ", model " + std::string(transfer_model_name(request.model));
     summary += ", root " + std::to_string(request.root);
     summary += request.commutative ? ", commutative" : ", non-commutative";
+    if (request.elements > 1 || plan.segments > 1) {
+        summary += ", " + std::to_string(request.elements) + " elements, latency " + format_s(request.latency_s) +
+                   ", " + segments_text(plan);
+    }
     return summary;
 }
 
@@ -113,7 +124,9 @@ void put_json_children(std::ostream& out, const Plan& plan) {
 
 void write_text_tree(std::ostream& out, const Plan& plan) {
     const PlanRequest& request = plan.request;
-    out << "tree (children in fold order; ready = partial result complete):\n";
+    out << "tree (children in fold order; ready = partial result complete";
+    if (plan.segments > 1) out << ", times for the whole vector in one piece";
+    out << "):\n";
     // (rank, depth, index of the rank in child_rank or -1 for the sink)
     struct Visit {
         int32_t rank;
@@ -146,36 +159,23 @@ double arrival_s(const Plan& plan, int32_t rank) {
 }
 
 void write_text_schedule(std::ostream& out, const Plan& plan) {
-    out << "schedule (transfers by start time):\n";
+    out << "schedule (transfers by start time" << (plan.segments > 1 ? ", whole vector in one piece" : "") << "):\n";
     for (const int32_t rank : senders_by_start(plan)) {
         const double start_s = plan.send_start_s[static_cast<size_t>(rank)];
         out << "  t=" << text_s(start_s) << "  rank " << rank << " -> rank " << plan.parent[static_cast<size_t>(rank)]
             << "  (arrives " << text_s(arrival_s(plan, rank)) << ")\n";
     }
-    if (plan.final_transfer) {
-        out << "  t=" << text_s(plan.tree_makespan_s) << "  rank " << plan.sink << " -> rank " << plan.request.root
-            << "  (arrives " << text_s(plan.makespan_s) << ")  final transfer of the result to the root\n";
+    if (plan.final_transfer) {  // in one piece, like the lines above
+        const bool whole = plan.segments == 1;
+        out << "  t=" << text_s(whole ? plan.tree_makespan_s : plan.ready_s[static_cast<size_t>(plan.sink)])
+            << "  rank " << plan.sink << " -> rank " << plan.request.root << "  (arrives "
+            << text_s(whole ? plan.makespan_s : plan.unsegmented_makespan_s)
+            << ")  final transfer of the result to the root\n";
     }
     if (plan.parent.size() == 1) out << "  (none: a single rank already holds the result)\n";
 }
 
 }  // namespace
-
-std::string cli_strategy_name(Strategy strategy) {
-    std::string name(strategy_name(strategy));
-    std::replace(name.begin(), name.end(), '_', '-');
-    return name;
-}
-
-std::optional<Strategy> parse_cli_strategy(std::string_view name) {
-    if (auto strategy = parse_strategy(name)) return strategy;
-    for (const auto& [from, to] : {std::pair{'_', '-'}, std::pair{'-', '_'}}) {
-        std::string respelled(name);
-        std::replace(respelled.begin(), respelled.end(), from, to);
-        if (auto strategy = parse_strategy(respelled)) return strategy;
-    }
-    return std::nullopt;
-}
 
 void write_plan_json(std::ostream& out, const Plan& plan) {
     const PlanRequest& request = plan.request;
@@ -183,7 +183,7 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
     const auto put_double = [&](double x) { put_json_number(out, x); };
 
     out << "{\n  \"ranks\": " << request.ranks;
-    out << ",\n  \"strategy\": \"" << cli_strategy_name(request.strategy) << '"';
+    out << ",\n  \"strategy\": \"" << strategy_name(request.strategy) << '"';
     out << ",\n  \"d\": ";
     put_double(request.costs.transfer_s);
     out << ",\n  \"c\": ";
@@ -198,12 +198,25 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
     out << ",\n  \"commutative\": " << (request.commutative ? "true" : "false");
     out << ",\n  \"model\": \"" << transfer_model_name(request.model) << '"';
     out << ",\n  \"heterogeneous\": " << (request.hetero_costs ? "true" : "false");
+    out << ",\n  \"elements\": " << request.elements;
+    out << ",\n  \"latency\": ";
+    put_double(request.latency_s);
+    out << ",\n  \"recv_window\": " << request.recv_window;
+    out << ",\n  \"segments_requested\": ";
+    if (request.segments == 0) {
+        out << "\"auto\"";
+    } else {
+        out << request.segments;
+    }
+    out << ",\n  \"segments\": " << plan.segments;
     out << ",\n  \"sink\": " << plan.sink;
     out << ",\n  \"final_transfer\": " << (plan.final_transfer ? "true" : "false");
     out << ",\n  \"makespan\": ";
     put_double(plan.makespan_s);
     out << ",\n  \"tree_makespan\": ";
     put_double(plan.tree_makespan_s);
+    out << ",\n  \"unsegmented_makespan\": ";
+    put_double(plan.unsegmented_makespan_s);
     out << ",\n  \"lower_bound\": ";
     put_double(plan.lower_bound_s);
     out << ",\n  \"upper_bound\": ";
@@ -230,6 +243,10 @@ void write_plan_text(std::ostream& out, const Plan& plan) {
     write_text_tree(out, plan);
     write_text_schedule(out, plan);
     out << "makespan " << text_s(plan.makespan_s);
+    if (plan.segments > 1) {
+        out << " in " << segments_text(plan) << "  (whole vector in one piece: " << text_s(plan.unsegmented_makespan_s)
+            << ")";
+    }
     if (plan.final_transfer) {
         out << "  (tree " << text_s(plan.tree_makespan_s) << " + final transfer "
             << text_s(plan.makespan_s - plan.tree_makespan_s) << ")";
@@ -243,7 +260,8 @@ void write_plan_dot(std::ostream& out, const Plan& plan) {
     const PlanRequest& request = plan.request;
     out << "digraph redux_plan {\n";
     out << "  graph [rankdir=BT, labelloc=t, fontname=\"Helvetica\", label=\"" << request_summary(plan, dot_s)
-        << "\\nmakespan " << dot_s(plan.makespan_s) << "\"];\n";
+        << "\\nmakespan " << dot_s(plan.makespan_s)
+        << (plan.segments > 1 ? " in " + std::to_string(plan.segments) + " segments" : std::string()) << "\"];\n";
     out << "  node [shape=box, fontname=\"Helvetica\"];\n";
     out << "  edge [fontname=\"Helvetica\", fontsize=10];\n";
     const auto ranks = static_cast<int32_t>(plan.parent.size());

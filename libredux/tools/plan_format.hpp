@@ -14,19 +14,16 @@
 
 namespace redux::tools {
 
-// Strategy names as the command line spells them: strategy_name() with '-' for '_' (transfers-limited).
-std::string cli_strategy_name(Strategy strategy);
-
-// Accepts either spelling: transfers-limited and transfers_limited.
-std::optional<Strategy> parse_cli_strategy(std::string_view name);
-
-// One JSON object: the request (ranks, strategy, d, c, limit, root, commutative, model, heterogeneous; with
-// heterogeneous costs d and c are their means), the predictions (makespan, tree_makespan, lower_bound,
-// upper_bound, all in seconds) and, by rank, parent, children in fold order, ready, send_start and release.
+// One JSON object: the request (ranks, strategy, d, c, limit, root, commutative, model, heterogeneous, elements,
+// latency, recv_window, segments_requested (a count or "auto"); with heterogeneous costs d and c are their means),
+// the segment count, the predictions (makespan and tree_makespan in that many segments, unsegmented_makespan,
+// lower_bound, upper_bound, all in seconds) and, by rank, parent, children in fold order, ready, send_start and
+// release (those of the whole vector in one piece).
 void write_plan_json(std::ostream& out, const Plan& plan);
 
 // The tree, indented, children in fold order with their ready times; then every transfer by start time, the
-// final sink -> root transfer if any, the makespan and the bounds.
+// final sink -> root transfer if any (all for the whole vector in one piece), the makespan (in the plan's
+// segments) and the bounds.
 void write_plan_text(std::ostream& out, const Plan& plan);
 
 // A Graphviz digraph of the tree: edges child -> parent labelled with the send start time, the sink filled,

@@ -2,8 +2,12 @@
 // per-rank and per-link costs of a cost file.
 //
 //   redux-plan (--ranks N --d D --c C | --costs FILE [--ranks N])
-//              [--strategy optimal|fibonacci|binomial|transfers-limited|reducers-limited|snf|hetero-greedy]
-//              [--limit K] [--root R] [--noncommutative] [--model overlap|no-overlap] [--format json|text|dot]
+//              [--strategy NAME (any of redux/algorithms.h: optimal, fibonacci, binomial, snf, ...)]
+//              [--limit K] [--root R] [--noncommutative] [--model overlap|no-overlap]
+//              [--elements E --latency L --segments auto|M [--recv-window W]] [--format json|text|dot]
+//
+// Segments: the vector of E elements is cut into M segments (auto: the count the model predicts fastest), each
+// moved in L + (D - L) e / E and folded in C e / E (plan/segments.cpp).
 //
 // The command line is parsed into a PlanRequest, checked with redux::validate (so the tool and the library
 // reject the same requests), planned with redux::make_plan and written by plan_format. Exit status: 0 on
@@ -11,6 +15,7 @@
 #include "model/cost_file.hpp"
 #include "plan/planner.hpp"
 #include "plan_format.hpp"
+#include "redux/version.h"
 
 #include <CLI/CLI.hpp>
 
@@ -31,11 +36,6 @@ constexpr int exit_ok = 0;
 constexpr int exit_failure = 1;
 constexpr int exit_usage = 2;
 
-constexpr std::array all_strategies = {redux::Strategy::optimal,          redux::Strategy::fibonacci,
-                                       redux::Strategy::binomial,         redux::Strategy::transfers_limited,
-                                       redux::Strategy::reducers_limited, redux::Strategy::snf,
-                                       redux::Strategy::hetero_greedy};
-
 enum class OutputFormat { json, text, dot };
 
 // What the command line asked for, as typed; checked and converted by make_request().
@@ -51,6 +51,10 @@ struct CommandLine {
     std::string root_text = "0";
     bool noncommutative = false;
     std::string format_text = "json";
+    std::string elements_text = "1";
+    std::string latency_text = "0";
+    std::string segments_text = "1";
+    std::string recv_window_text = "2";
 };
 
 int usage_error(const std::string& message) {
@@ -58,26 +62,30 @@ int usage_error(const std::string& message) {
     return exit_usage;
 }
 
-std::string strategy_list(const char* separator) {
-    std::string list;
-    for (const redux::Strategy strategy : all_strategies) {
-        if (!list.empty()) list += separator;
-        list += redux::tools::cli_strategy_name(strategy);
-    }
-    return list;
-}
+std::string strategy_list(const char* separator) { return redux::strategy_names(separator, redux::any_strategy); }
 
-// Reads the whole of `text` as a decimal integer that fits in int32_t; otherwise explains in `error`.
-bool read_int32(const char* option, const std::string& text, int32_t& value, std::string& error) {
+// Reads the whole of `text` as a decimal integer that fits in int64_t; otherwise explains in `error`.
+bool read_int64(const char* option, const std::string& text, int64_t& value, std::string& error) {
     char* end = nullptr;
     errno = 0;
     const long long parsed = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE ||
-        parsed < std::numeric_limits<int32_t>::min() || parsed > std::numeric_limits<int32_t>::max()) {
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE) {
+        error = std::string(option) + ": '" + text + "' is not a 64-bit integer";
+        return false;
+    }
+    value = parsed;
+    return true;
+}
+
+// The same for int32_t.
+bool read_int32(const char* option, const std::string& text, int32_t& value, std::string& error) {
+    int64_t wide = 0;
+    if (!read_int64(option, text, wide, error) || wide < std::numeric_limits<int32_t>::min() ||
+        wide > std::numeric_limits<int32_t>::max()) {
         error = std::string(option) + ": '" + text + "' is not a 32-bit integer";
         return false;
     }
-    value = static_cast<int32_t>(parsed);
+    value = static_cast<int32_t>(wide);
     return true;
 }
 
@@ -122,6 +130,18 @@ void add_options(CLI::App& app, CommandLine& line) {
     app.add_option("--root", line.root_text, "rank that ends with the result (default 0)")->type_name("R");
     app.add_flag("--noncommutative", line.noncommutative,
                  "the operator is not commutative: ranks fold in rank order (the result may need one more transfer)");
+    app.add_option("--elements", line.elements_text, "elements in the vector (default 1), for --segments")
+        ->type_name("E");
+    app.add_option("--latency", line.latency_text,
+                   "the part of D that does not grow with the bytes, in seconds: 0 <= L <= D (default 0)")
+        ->type_name("L");
+    app.add_option("--segments", line.segments_text,
+                   "cut the vector into M pipelined segments (at most E), or auto: the count the model predicts "
+                   "fastest (default 1)")
+        ->type_name("auto|M");
+    app.add_option("--recv-window", line.recv_window_text,
+                   "receives a rank posts ahead while it folds, with segments (default 2, as the library)")
+        ->type_name("W");
     app.add_option("--format", line.format_text, "output: json|text|dot (default json)")->type_name("FORMAT");
     app.footer("Exit status: 0 on success, 2 for a bad command line or cost file.");
 }
@@ -166,6 +186,21 @@ bool read_costs(const CommandLine& line, redux::PlanRequest& request, std::strin
     return true;
 }
 
+// --elements, --latency, --segments and --recv-window; their ranges are redux::validate's business.
+bool read_segments(const CommandLine& line, redux::PlanRequest& request, std::string& error) {
+    if (line.segments_text == "auto") {
+        request.segments = 0;
+    } else if (!read_int32("--segments", line.segments_text, request.segments, error)) {
+        return false;
+    } else if (request.segments < 1) {
+        error = "--segments: M must be at least 1 (or auto), got " + line.segments_text;
+        return false;
+    }
+    return read_int64("--elements", line.elements_text, request.elements, error) &&
+           read_seconds("--latency", line.latency_text, request.latency_s, error) &&
+           read_int32("--recv-window", line.recv_window_text, request.recv_window, error);
+}
+
 // Turns the typed command line into a valid request, or returns nothing with `error` saying why.
 std::optional<redux::PlanRequest> make_request(const CommandLine& line, std::string& error) {
     redux::PlanRequest request;
@@ -179,8 +214,9 @@ std::optional<redux::PlanRequest> make_request(const CommandLine& line, std::str
         return std::nullopt;
     }
     request.model = *model;
+    if (!read_segments(line, request, error)) return std::nullopt;
 
-    const std::optional<redux::Strategy> strategy = redux::tools::parse_cli_strategy(line.strategy_text);
+    const std::optional<redux::Strategy> strategy = redux::parse_strategy(line.strategy_text);
     if (!strategy) {
         error =
             "--strategy: unknown strategy '" + line.strategy_text + "' (expected one of " + strategy_list(", ") + ")";
@@ -195,13 +231,20 @@ std::optional<redux::PlanRequest> make_request(const CommandLine& line, std::str
             return std::nullopt;
         }
     } else if (redux::strategy_needs_limit(request.strategy)) {
-        error = "--strategy " + redux::tools::cli_strategy_name(request.strategy) + " needs --limit K";
+        error = "--strategy " + std::string(redux::strategy_name(request.strategy)) + " needs --limit K";
         return std::nullopt;
     }
     if (!redux::strategy_needs_limit(request.strategy)) request.limit = 0;  // ignored by the other strategies
     if (redux::strategy_needs_hetero_costs(request.strategy) && !request.hetero_costs) {
-        error = "--strategy " + redux::tools::cli_strategy_name(request.strategy) + " needs --costs FILE";
+        error = "--strategy " + std::string(redux::strategy_name(request.strategy)) + " needs --costs FILE";
         return std::nullopt;
+    }
+    if (request.strategy == redux::Strategy::two_level) {  // the nodes: the cost file's link classes
+        request.node_of = redux::read_cost_file_classes(line.costs_path);
+        if (request.node_of.empty()) {
+            error = "--strategy two-level needs the node of every rank: a --costs FILE with \"class_of\"";
+            return std::nullopt;
+        }
     }
 
     error = redux::validate(request);
@@ -216,9 +259,13 @@ int main(int argc, char** argv) {
                  "redux-plan"};
     CommandLine line;
     add_options(app, line);
+    app.set_version_flag("--version", "redux-plan (libredux) " REDUX_VERSION_STRING);
     try {
         app.parse(argc, argv);
         line.limit_given = app.get_option("--limit")->count() > 0;
+    } catch (const CLI::CallForVersion& e) {
+        std::cout << e.what() << '\n';
+        return exit_ok;
     } catch (const CLI::CallForHelp&) {
         std::cout << app.help();
         return exit_ok;

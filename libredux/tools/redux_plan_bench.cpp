@@ -7,8 +7,12 @@
 #include "plan/greedy.hpp"
 #include "plan/planner.hpp"
 #include "plan/transfers_limited.hpp"
+#include "redux/version.h"
 
 #include <benchmark/benchmark.h>
+
+#include <iostream>
+#include <string_view>
 
 namespace {
 
@@ -64,4 +68,17 @@ BENCHMARK(BM_FibonacciStrategy)->Arg(4096)->Arg(1000000)->Unit(benchmark::kMicro
 BENCHMARK(BM_Algorithm2)->Arg(4096)->Arg(1000000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_MakePlan)->ArgsProduct({{4096, 1000000}, {1, 0}})->Unit(benchmark::kMicrosecond);
 
-BENCHMARK_MAIN();
+// BENCHMARK_MAIN(), with --version first (Google Benchmark takes only its own --benchmark_* flags).
+int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::string_view(argv[i]) == "--version") {
+            std::cout << "redux-plan-bench (libredux) " REDUX_VERSION_STRING "\n";
+            return 0;
+        }
+    }
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

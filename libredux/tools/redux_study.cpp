@@ -22,6 +22,7 @@
 #include "plan/simulator.hpp"
 #include "plan/snf.hpp"
 #include "plan/tree_dyn.hpp"
+#include "redux/version.h"
 
 #include <CLI/CLI.hpp>
 
@@ -195,6 +196,7 @@ int main(int argc, char** argv) {
                  "redux-study"};
     Options o;
     app.require_subcommand(1);
+    app.set_version_flag("--version", "redux-study (libredux) " REDUX_VERSION_STRING);
     for (const auto& [name, help] :
          {std::pair{"dispersion", "Figure 4: makespan against the CV of transfer costs, no computation"},
           std::pair{"overlap", "Figures 5 and 6: mean makespans over a grid of CV and mu_c / mu_d"},

@@ -16,13 +16,16 @@
 //     --bytes LIST            the sizes that must have rows, in order
 //     --element-bytes E       count = bytes / E
 //     --op LABEL              the CSV's op column
-//     --costs-source SOURCE   measured (default) or library
+//     --costs-source SOURCE   library (default) or measured
+//     --iterations N          the CSV's iterations (default: mpi_bench's --iterations when given)
+//     --segments N            the segment count of every planned row
 //     --message TEXT          usage-error, wrong-result: text the root's stderr must contain
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +39,9 @@ extern char** environ;
 
 namespace {
 
-const char* const kCsvHeader = "algorithm,op,ranks,bytes,count,avg_us,min_us,max_us,predicted_us,speedup_vs_native";
+const char* const kCsvHeader =
+    "algorithm,op,ranks,bytes,count,iterations,median_us,mean_us,q1_us,q3_us,min_us,max_us,predicted_us,segments,ran,"
+    "same_plan_as,speedup_vs_native";
 const char* const kCostsHeader = "op,ranks,bytes,count,transfer_us,compute_us,source";
 
 struct Expectations {
@@ -46,8 +51,10 @@ struct Expectations {
     std::vector<long> bytes;
     long element_bytes = 8;
     std::string op = "sum";
-    std::string costs_source = "measured";
+    std::string costs_source = "library";
     std::string message;
+    int iterations = 0;  // the samples every row must have (0: not checked)
+    int segments = 0;    // the segment count every planned row must have (0: any >= 1)
     std::vector<std::string> bench_args;
 };
 
@@ -140,12 +147,19 @@ Expectations parse(int argc, char** argv) {
             e.costs_source = value;
         else if (key == "--message")
             e.message = value;
+        else if (key == "--iterations")
+            e.iterations = std::atoi(value.c_str());
+        else if (key == "--segments")
+            e.segments = std::atoi(value.c_str());
         else {
             std::cerr << "bench_rank_driver: unknown option " << key << "\n";
             std::exit(2);
         }
     }
     for (++i; i < argc; ++i) e.bench_args.emplace_back(argv[i]);
+    for (size_t a = 0; a + 1 < e.bench_args.size() && e.iterations == 0; ++a) {
+        if (e.bench_args[a] == "--iterations") e.iterations = std::atoi(e.bench_args[a + 1].c_str());
+    }
     return e;
 }
 
@@ -169,10 +183,111 @@ int run_bench(const std::string& bench, const std::vector<std::string>& args, co
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// CSV fields by position (the header is checked word for word first).
+enum Field {
+    kAlgorithm,
+    kOp,
+    kRanks,
+    kBytes,
+    kCount,
+    kIterations,
+    kMedian,
+    kMean,
+    kQ1,
+    kQ3,
+    kMin,
+    kMax,
+    kPredicted,
+    kSegments,
+    kRan,
+    kSamePlanAs,
+    kSpeedup,
+    kFields
+};
+
 struct CsvRow {
     std::vector<std::string> field;
-    double avg = 0;
+    double median = 0;
 };
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+    for (const auto& x : list) {
+        if (x == item) return true;
+    }
+    return false;
+}
+
+// The statistics of one row: 0 < min <= q1 <= median <= q3 <= max, min <= mean <= max, the iterations run.
+void check_latency(const std::vector<std::string>& f, int iterations, const std::string& where, double& median) {
+    double v[6] = {};
+    const Field order[6] = {kMin, kQ1, kMedian, kQ3, kMax, kMean};
+    bool numbers = true;
+    for (int i = 0; i < 6; ++i) numbers = numbers && parse_number(f[order[i]], v[i]);
+    if (!numbers || !(v[0] > 0) || !(v[0] <= v[1] && v[1] <= v[2] && v[2] <= v[3] && v[3] <= v[4]) ||
+        !(v[0] <= v[5] && v[5] <= v[4])) {
+        fail(where + "not 0 < min_us <= q1_us <= median_us <= q3_us <= max_us and min_us <= mean_us <= max_us");
+    }
+    if (iterations > 0 && f[kIterations] != std::to_string(iterations)) {
+        fail(where + "iterations is not " + std::to_string(iterations));
+    }
+    median = v[2];
+}
+
+// predicted_us, segments, ran and same_plan_as of one row.
+void check_plan_fields(const Expectations& e, const std::vector<std::string>& f, size_t index, bool planned,
+                       const std::string& where) {
+    const std::string& algorithm = e.algorithms[index];
+    double predicted = 0, segments = 0;
+    if (planned && (!parse_number(f[kPredicted], predicted) || !(predicted > 0))) fail(where + "no predicted_us");
+    if (planned && (!parse_number(f[kSegments], segments) || segments < 1 || segments != std::floor(segments))) {
+        fail(where + "segments is not a count >= 1");
+    }
+    if (planned && e.segments > 0 && f[kSegments] != std::to_string(e.segments)) {
+        fail(where + "segments is not " + std::to_string(e.segments));
+    }
+    if (!planned && (!f[kPredicted].empty() || !f[kSegments].empty())) {
+        fail(where + "predicted_us and segments should be empty");
+    }
+    // What ran: native for native and wherever libredux passed the call on; auto may choose either.
+    if ((!planned || algorithm == "native") && f[kRan] != "native") fail(where + "ran is not native");
+    if (planned && algorithm != "auto" && (f[kRan].empty() || f[kRan] == "native" || f[kRan] == "auto")) {
+        fail(where + "ran is not a strategy");
+    }
+    // The algorithm shown in its place: one run before it (auto: any, or native when it ran native).
+    const std::string& same = f[kSamePlanAs];
+    if (same.empty()) return;
+    const auto at = std::find(e.algorithms.begin(), e.algorithms.end(), same);
+    const bool before = at != e.algorithms.end() && static_cast<size_t>(at - e.algorithms.begin()) < index;
+    if (algorithm == "native" || (!planned && algorithm != "auto") || same == algorithm || at == e.algorithms.end() ||
+        (algorithm != "auto" && (!before || same == "native" || same == "auto")) ||
+        (algorithm == "auto" && (same == "native") != (f[kRan] == "native"))) {
+        fail(where + "same_plan_as '" + same + "' is not a possible algorithm");
+    }
+}
+
+// speedup_vs_native of every row of one size against the medians.
+void check_speedups(bool has_native, double native_median, const std::vector<CsvRow>& size_rows) {
+    for (const CsvRow& row : size_rows) {
+        const std::string& speedup_text = row.field[kSpeedup];
+        if (!has_native) {
+            if (!speedup_text.empty()) fail("speedup_vs_native without native: " + speedup_text);
+            continue;
+        }
+        double speedup = 0;
+        if (!parse_number(speedup_text, speedup)) {
+            fail("speedup_vs_native '" + speedup_text + "' is not a number");
+            continue;
+        }
+        // median_us is printed to 0.001 us and the speedup to 0.0001: allow for both roundings.
+        const double ratio = native_median / row.median;
+        const double tolerance = 1e-4 + ratio * (0.001 / row.median + 0.001 / native_median);
+        if (std::fabs(speedup - ratio) > tolerance) {
+            fail("speedup_vs_native " + speedup_text + " is not native median / median = " + std::to_string(ratio) +
+                 " (" + row.field[kAlgorithm] + ", " + row.field[kBytes] + " B)");
+        }
+        if (row.field[kAlgorithm] == "native" && speedup_text != "1.0000") fail("native's speedup is " + speedup_text);
+    }
+}
 
 void check_csv(const Expectations& e, int ranks, const std::string& csv_path, std::vector<CsvRow>& rows) {
     const std::vector<std::string> lines = read_lines(csv_path);
@@ -185,61 +300,35 @@ void check_csv(const Expectations& e, int ranks, const std::string& csv_path, st
         fail("CSV has " + std::to_string(lines.size() - 1) + " rows, expected " + std::to_string(expected_rows));
         return;
     }
-    bool has_native = false;
-    for (const auto& a : e.algorithms) has_native = has_native || a == "native";
+    const bool has_native = contains(e.algorithms, "native");
     size_t line = 1;
     for (const long bytes : e.bytes) {
-        double native_avg = 0;
+        double native_median = 0;
         std::vector<CsvRow> size_rows;
-        for (const std::string& algorithm : e.algorithms) {
+        for (size_t a = 0; a < e.algorithms.size(); ++a) {
+            const std::string& algorithm = e.algorithms[a];
             CsvRow row;
             row.field = split(lines[line], ',');
             const std::string where = "CSV line " + std::to_string(line + 1) + " (" + lines[line] + "): ";
             ++line;
-            if (row.field.size() != 10) {
-                fail(where + "not 10 fields");
+            if (row.field.size() != kFields) {
+                fail(where + "not " + std::to_string(kFields) + " fields");
                 continue;
             }
             const auto& f = row.field;
-            if (f[0] != algorithm) fail(where + "algorithm is not " + algorithm);
-            if (f[1] != e.op) fail(where + "op is not " + e.op);
-            if (f[2] != std::to_string(ranks)) fail(where + "ranks is not " + std::to_string(ranks));
-            if (f[3] != std::to_string(bytes)) fail(where + "bytes is not " + std::to_string(bytes));
-            if (f[4] != std::to_string(bytes / e.element_bytes)) fail(where + "count is not bytes / element size");
-            double avg = 0, min = 0, max = 0;
-            if (!parse_number(f[5], avg) || !parse_number(f[6], min) || !parse_number(f[7], max) || !(min > 0) ||
-                !(min <= avg) || !(avg <= max)) {
-                fail(where + "not 0 < min_us <= avg_us <= max_us");
-            }
-            row.avg = avg;
+            if (f[kAlgorithm] != algorithm) fail(where + "algorithm is not " + algorithm);
+            if (f[kOp] != e.op) fail(where + "op is not " + e.op);
+            if (f[kRanks] != std::to_string(ranks)) fail(where + "ranks is not " + std::to_string(ranks));
+            if (f[kBytes] != std::to_string(bytes)) fail(where + "bytes is not " + std::to_string(bytes));
+            if (f[kCount] != std::to_string(bytes / e.element_bytes)) fail(where + "count is not bytes / element size");
+            check_latency(f, e.iterations, where, row.median);
             const bool planned = algorithm != "native" && ranks > 1;  // one rank: libredux passes to PMPI_Reduce
-            double predicted = 0;
-            if (planned && (!parse_number(f[8], predicted) || !(predicted > 0))) fail(where + "no predicted_us");
-            if (!planned && !f[8].empty()) fail(where + "predicted_us should be empty");
-            if (algorithm == "native") native_avg = avg;
+            check_plan_fields(e, f, a, planned, where);
+            if (algorithm == "native") native_median = row.median;
             size_rows.push_back(row);
             rows.push_back(row);
         }
-        for (const CsvRow& row : size_rows) {
-            const std::string& speedup_text = row.field.size() == 10 ? row.field[9] : "";
-            if (!has_native) {
-                if (!speedup_text.empty()) fail("speedup_vs_native without native: " + speedup_text);
-                continue;
-            }
-            double speedup = 0;
-            if (!parse_number(speedup_text, speedup)) {
-                fail("speedup_vs_native '" + speedup_text + "' is not a number");
-                continue;
-            }
-            // avg_us is printed to 0.001 us and the speedup to 0.0001: allow for both roundings.
-            const double ratio = native_avg / row.avg;
-            const double tolerance = 1e-4 + ratio * (0.001 / row.avg + 0.001 / native_avg);
-            if (std::fabs(speedup - ratio) > tolerance) {
-                fail("speedup_vs_native " + speedup_text + " is not native avg / avg = " + std::to_string(ratio) +
-                     " (" + row.field[0] + ", " + row.field[3] + " B)");
-            }
-            if (row.field[0] == "native" && speedup_text != "1.0000") fail("native's speedup is " + speedup_text);
-        }
+        check_speedups(has_native, native_median, size_rows);
     }
 }
 
@@ -266,7 +355,104 @@ void check_costs_csv(const Expectations& e, int ranks, const std::string& path) 
     }
 }
 
-// The table: a "# Size" line naming the algorithms, then one line per size whose latencies are the CSV's.
+// "8 B", "4 KiB", "64 MiB": how the verdict lines name sizes.
+std::string size_words(long bytes) {
+    if (bytes >= (1L << 20) && bytes % (1L << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+    if (bytes >= (1L << 10) && bytes % (1L << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+    return std::to_string(bytes) + " B";
+}
+
+// One row of the table against the CSV rows of its size: per algorithm "MEDIAN ±S%" with the CSV's median,
+// or "=NAME" where the CSV says same_plan_as NAME (strategies only); the speedup native / auto; d and c; the
+// plans, one word per plan, naming every planned algorithm once.
+void check_table_row(const Expectations& e, const std::string& line, const CsvRow* size_rows) {
+    const auto cells = words(line);
+    size_t at = 1;
+    bool ok = !cells.empty() && cells[0] == std::to_string(std::atol(size_rows[0].field[kBytes].c_str()));
+    double native = 0, automatic = 0;
+    for (size_t a = 0; ok && a < e.algorithms.size(); ++a) {
+        const CsvRow& row = size_rows[a];
+        const bool merged = e.algorithms[a] != "auto" && !row.field[kSamePlanAs].empty();
+        if (at >= cells.size()) {
+            ok = false;
+        } else if (merged) {
+            ok = cells[at++] == "=" + row.field[kSamePlanAs];
+        } else {
+            double value = 0;
+            ok = at + 1 < cells.size() && parse_number(cells[at], value) && std::fabs(value - row.median) <= 0.0051 &&
+                 cells[at + 1].rfind("\u00b1", 0) == 0 && cells[at + 1].back() == '%';
+            at += 2;
+        }
+        if (e.algorithms[a] == "native") native = row.median;
+        if (e.algorithms[a] == "auto") automatic = row.median;
+    }
+    if (ok && at + 3 <= cells.size()) {
+        double speedup = 0, cost = 0;
+        if (native > 0 && automatic > 0) {
+            ok = cells[at].back() == 'x' && parse_number(cells[at].substr(0, cells[at].size() - 1), speedup) &&
+                 std::fabs(speedup - native / automatic) <= 0.006 + 0.01 * speedup;
+        } else {
+            ok = cells[at] == "-";
+        }
+        ok = ok && (cells[at + 1] == "-" || parse_number(cells[at + 1], cost));
+        ok = ok && (cells[at + 2] == "-" || parse_number(cells[at + 2], cost));
+        at += 3;
+    } else {
+        ok = false;
+    }
+    // The plans: words "a=b=c[N]" (N segments) and "native=auto"; every algorithm that ran a plan named once.
+    std::vector<std::string> named;
+    for (; ok && at < cells.size(); ++at) {
+        std::string plan = cells[at];
+        const auto bracket = plan.find('[');
+        if (plan != "native=auto" && plan != "-") {
+            ok = bracket != std::string::npos && plan.back() == ']';
+            plan = plan.substr(0, bracket);
+        }
+        for (const std::string& name : split(plan, '=')) {
+            if (name != "native" && name != "-") named.push_back(name);
+        }
+    }
+    for (size_t a = 0; ok && a < e.algorithms.size(); ++a) {
+        const std::string& name = e.algorithms[a];
+        const bool ran_plan = name != "native" && size_rows[a].field[kRan] != "native";
+        const auto times = std::count(named.begin(), named.end(), name);
+        ok = times == (ran_plan || name == "auto" ? 1 : 0);  // auto: in its plan, or in native=auto
+    }
+    if (!ok) fail("table row '" + line + "' does not match the CSV");
+}
+
+// After the rows, when native and auto ran: the verdict lines, their ranges covering the sizes in order.
+void check_verdict(const Expectations& e, const std::vector<std::string>& lines, size_t from) {
+    std::vector<std::string> verdicts;
+    bool header = false;
+    for (size_t i = from; i < lines.size(); ++i) {
+        if (lines[i].rfind("# verdict", 0) == 0) header = true;
+        if (header && lines[i].rfind("#   ", 0) == 0) verdicts.push_back(lines[i].substr(4));
+    }
+    const bool expected = contains(e.algorithms, "native") && contains(e.algorithms, "auto");
+    if (!expected) {
+        if (header) fail("a verdict without native and auto");
+        return;
+    }
+    if (verdicts.empty()) {
+        fail("no verdict lines");
+        return;
+    }
+    const std::string first = size_words(e.bytes.front()), last = size_words(e.bytes.back());
+    const std::string& end = verdicts.back();
+    if (verdicts.front().rfind(first + ":", 0) != 0 && verdicts.front().rfind(first + "-", 0) != 0) {
+        fail("the first verdict does not start at " + first + ": " + verdicts.front());
+    }
+    if (end.find(last + ": auto ") == std::string::npos) fail("the last verdict does not end at " + last + ": " + end);
+    for (const std::string& verdict : verdicts) {
+        if (verdict.find("x native (") == std::string::npos || verdict.find("; auto ran ") == std::string::npos) {
+            fail("verdict line '" + verdict + "'");
+        }
+    }
+}
+
+// The table: a "# Size" line naming the algorithms, one line per size matching the CSV, then the verdict.
 void check_table(const Expectations& e, const std::string& out_path, const std::vector<CsvRow>& rows) {
     const std::vector<std::string> lines = read_lines(out_path);
     size_t at = 0;
@@ -277,27 +463,17 @@ void check_table(const Expectations& e, const std::string& out_path, const std::
     }
     std::vector<std::string> expected_columns = {"#", "Size"};
     for (const auto& a : e.algorithms) expected_columns.push_back(a);
-    expected_columns.insert(expected_columns.end(), {"d(us)", "c(us)"});
+    expected_columns.insert(expected_columns.end(), {"speedup", "d(us)", "c(us)", "plans[segments]"});
     if (words(lines[at]) != expected_columns) fail("table header is '" + lines[at] + "'");
-    if (lines.size() - at - 1 != e.bytes.size()) {
-        fail("table has " + std::to_string(lines.size() - at - 1) + " rows, expected " +
-             std::to_string(e.bytes.size()));
+    size_t row_lines = 0;
+    while (at + 1 + row_lines < lines.size() && lines[at + 1 + row_lines].rfind("#", 0) != 0) ++row_lines;
+    if (row_lines != e.bytes.size()) {
+        fail("table has " + std::to_string(row_lines) + " rows, expected " + std::to_string(e.bytes.size()));
         return;
     }
-    for (size_t s = 0; s < e.bytes.size(); ++s) {
-        const auto cells = words(lines[at + 1 + s]);
-        if (cells.size() != e.algorithms.size() + 3 || cells[0] != std::to_string(e.bytes[s])) {
-            fail("table row '" + lines[at + 1 + s] + "'");
-            continue;
-        }
-        for (size_t a = 0; a < e.algorithms.size(); ++a) {
-            double value = 0;
-            const size_t row = s * e.algorithms.size() + a;
-            if (row >= rows.size() || !parse_number(cells[a + 1], value) || std::fabs(value - rows[row].avg) > 0.0051) {
-                fail("table latency " + cells[a + 1] + " is not the CSV's avg_us (" + lines[at + 1 + s] + ")");
-            }
-        }
-    }
+    if (rows.size() != e.bytes.size() * e.algorithms.size()) return;  // the CSV's failure says why
+    for (size_t s = 0; s < e.bytes.size(); ++s) check_table_row(e, lines[at + 1 + s], &rows[s * e.algorithms.size()]);
+    check_verdict(e, lines, at + 1 + row_lines);
 }
 
 }  // namespace

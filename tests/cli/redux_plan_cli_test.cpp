@@ -67,9 +67,13 @@ struct CostCase {
 };
 const std::vector<CostCase> cost_cases = {{1, 1}, {1e-6, 3e-7}, {0.5, 2}, {1, 0}, {0, 1}, {2.5e-5, 2.5e-5}};
 
-const std::vector<redux::Strategy> all_strategies = {redux::Strategy::optimal, redux::Strategy::fibonacci,
-                                                     redux::Strategy::binomial, redux::Strategy::transfers_limited,
-                                                     redux::Strategy::reducers_limited};
+const std::vector<redux::Strategy> all_strategies = {redux::Strategy::optimal,
+                                                     redux::Strategy::fibonacci,
+                                                     redux::Strategy::binomial,
+                                                     redux::Strategy::transfers_limited,
+                                                     redux::Strategy::reducers_limited,
+                                                     redux::Strategy::chain,
+                                                     redux::Strategy::binary};
 
 struct PlanCase {
     int32_t ranks;
@@ -138,9 +142,29 @@ std::vector<PlanCase> plan_cases() {
     return cases;
 }
 
-const char* const required_keys[] = {"ranks",          "strategy",      "d",        "c",     "root",        "makespan",
-                                     "lower_bound",    "upper_bound",   "parent",   "limit", "commutative", "sink",
-                                     "final_transfer", "tree_makespan", "children", "ready", "send_start"};
+const char* const required_keys[] = {"ranks",
+                                     "strategy",
+                                     "d",
+                                     "c",
+                                     "root",
+                                     "makespan",
+                                     "lower_bound",
+                                     "upper_bound",
+                                     "parent",
+                                     "limit",
+                                     "commutative",
+                                     "sink",
+                                     "final_transfer",
+                                     "tree_makespan",
+                                     "children",
+                                     "ready",
+                                     "send_start",
+                                     "elements",
+                                     "latency",
+                                     "recv_window",
+                                     "segments",
+                                     "segments_requested",
+                                     "unsegmented_makespan"};
 
 std::vector<double> doubles_or_empty(const json& value) {
     if (value.is_null()) return {};
@@ -314,6 +338,17 @@ const BadCase bad_cases[] = {
     {"missing_c", "--ranks 4 --d 1", "--c"},
     {"option_without_value", "--ranks 4 --d 1 --c", "--c"},
     {"unexpected_argument", "--ranks 4 --d 1 --c 1 extra", "extra"},
+    {"segments_zero", "--ranks 4 --d 1 --c 1 --elements 8 --segments 0", "segments"},
+    {"segments_negative", "--ranks 4 --d 1 --c 1 --elements 8 --segments -2", "segments"},
+    {"segments_not_a_number", "--ranks 4 --d 1 --c 1 --elements 8 --segments many", "segments"},
+    {"segments_without_overlap", "--ranks 4 --d 1 --c 1 --elements 8 --segments 2 --model no-overlap", "overlap"},
+    {"elements_zero", "--ranks 4 --d 1 --c 1 --elements 0", "elements"},
+    {"elements_not_a_number", "--ranks 4 --d 1 --c 1 --elements 1e6", "elements"},
+    {"latency_above_d", "--ranks 4 --d 1 --c 1 --latency 2", "latency"},
+    {"latency_negative", "--ranks 4 --d 1 --c 1 --latency -1e-6", "latency"},
+    {"latency_nan", "--ranks 4 --d 1 --c 1 --latency nan", "latency"},
+    {"latency_not_a_number", "--ranks 4 --d 1 --c 1 --latency short", "--latency"},
+    {"recv_window_zero", "--ranks 4 --d 1 --c 1 --recv-window 0", "window"},
 };
 
 void PrintTo(const BadCase& bad, std::ostream* out) { *out << "redux-plan " << bad.args; }
@@ -339,8 +374,9 @@ INSTANTIATE_TEST_SUITE_P(Cli, BadArguments, testing::ValuesIn(bad_cases),
 TEST(ReduxPlanCli, HelpExitsZero) {
     const CommandResult run = run_redux_plan("--help");
     EXPECT_EQ(run.exit_status, 0) << run.err;
-    for (const char* word : {"--ranks", "--d", "--c", "--strategy", "--limit", "--root", "--noncommutative", "--format",
-                             "transfers-limited"}) {
+    for (const char* word :
+         {"--ranks", "--d", "--c", "--strategy", "--limit", "--root", "--noncommutative", "--format",
+          "transfers-limited", "--segments", "--elements", "--latency", "--recv-window", "chain", "binary"}) {
         EXPECT_NE(run.out.find(word), std::string::npos) << word << " not in:\n" << run.out;
     }
 }
@@ -374,6 +410,8 @@ const char* const shape_cases[] = {
     "--ranks 64 --d 1e-6 --c 4e-7 --strategy transfers-limited --limit 1 --root 5",
     "--ranks 64 --d 2 --c 1 --strategy reducers-limited --limit 3 --noncommutative --root 63",
     "--ranks 100 --d 1 --c 3 --strategy fibonacci --noncommutative --root 50",
+    "--ranks 9 --d 1 --c 0.5 --strategy chain --noncommutative --root 4 --elements 1000 --latency 0.01 --segments 7",
+    "--ranks 33 --d 1e-3 --c 1e-4 --strategy binary --elements 1000000 --latency 2e-6 --segments auto",
 };
 
 TEST(ReduxPlanCli, TextMentionsEveryRankAndEveryTransfer) {

@@ -1,8 +1,16 @@
-# interpose.install: installs the build tree and builds two consumers of the installed package, as a user would.
+# interpose.install: installs the build tree, runs the installed programs and builds two consumers of the
+# installed package, as a user would.
 #   cmake -D BUILD_DIR=<libredux build> -D WORK_DIR=<scratch> -D CONSUMER_DIR=<tests/interpose/consumer>
 #         -D C_COMPILER=<cc> -D CXX_COMPILER=<c++> -D GENERATOR=<cmake generator> [-D PKG_CONFIG=<pkg-config>]
+#         [-D REDUX_PLAN=ON] [-D MPI_BENCH=ON -D MPIEXEC=<mpiexec> -D MPIEXEC_NUMPROC_FLAG=<-n>
+#          -D "MPIEXEC_FLAGS=<flags, space separated>" -D "MPIEXEC_POSTFLAGS=<flags>"
+#          -D "MPIEXEC_ENV=<NAME=VALUE ..., space separated>"]
 #         -P install_test.cmake
 # 1. cmake --install BUILD_DIR --prefix WORK_DIR/prefix, and the files a consumer needs are there;
+#    then the installed programs run from the prefix as they are, with no LD_LIBRARY_PATH, so they must find
+#    PREFIX/lib/libredux.so through their RUNPATH ($ORIGIN/../lib, CMAKE_INSTALL_RPATH in the top-level
+#    CMakeLists.txt): PREFIX/bin/redux-plan (REDUX_PLAN) on its own, PREFIX/bin/mpi_bench (MPI_BENCH) under
+#    MPIEXEC at 2 ranks with the launcher flags and environment every MPI test gets (MPIEXEC_FLAGS, MPIEXEC_ENV);
 # 2. WORK_DIR/cmake-consumer and WORK_DIR/cmake_cxx-consumer: CONSUMER_DIR configured as a C project and as a
 #    C++-only project with only CMAKE_PREFIX_PATH=prefix (find_package must bring MPI along, and the MPI
 #    libredux was built with) and built;
@@ -47,6 +55,51 @@ foreach(file IN LISTS targets_files)
     endif()
 endforeach()
 message(STATUS "install_test: installed ${prefix}")
+
+# run_installed(<program> <args>...): PREFIX/bin/<program> exits 0 within 120 s, or the test fails saying why.
+function(run_installed program)
+    set(path ${prefix}/bin/${program})
+    if(NOT EXISTS ${path})
+        message(FATAL_ERROR "install_test: ${path} was not installed")
+    endif()
+    string(REPLACE "@PROGRAM@" "${path}" command "${ARGN}")
+    execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 120)
+    if(NOT rc EQUAL 0)
+        string(REPLACE ";" " " shown "${command}")
+        set(hint "")
+        if(out MATCHES "cannot open shared object file")
+            string(CONCAT hint "\nThe installed ${program} does not find its shared libraries without "
+                "LD_LIBRARY_PATH: its RUNPATH (readelf -d ${path}) must lead to ${prefix}/lib (CMAKE_INSTALL_RPATH).")
+        endif()
+        message(FATAL_ERROR
+            "install_test: the installed ${program} did not run: `${shown}` failed (${rc}):\n${out}${hint}")
+    endif()
+    message(STATUS "install_test: ran the installed ${program}")
+endfunction()
+
+# The installed programs, as a user starts them: no LD_LIBRARY_PATH to lead them to PREFIX/lib.
+unset(ENV{LD_LIBRARY_PATH})
+if(REDUX_PLAN)
+    run_installed(redux-plan @PROGRAM@ --ranks 5 --d 1e-6 --c 1e-6 --format text)
+endif()
+if(MPI_BENCH)
+    if(NOT MPIEXEC)
+        message(FATAL_ERROR "install_test: -D MPIEXEC=... is required with MPI_BENCH")
+    endif()
+    if(NOT MPIEXEC_NUMPROC_FLAG)
+        set(MPIEXEC_NUMPROC_FLAG -n)
+    endif()
+    separate_arguments(launcher_flags UNIX_COMMAND "${MPIEXEC_FLAGS}")
+    separate_arguments(launcher_postflags UNIX_COMMAND "${MPIEXEC_POSTFLAGS}")
+    separate_arguments(launcher_env UNIX_COMMAND "${MPIEXEC_ENV}")
+    foreach(assignment IN LISTS launcher_env)
+        string(REGEX REPLACE "=.*" "" variable "${assignment}")
+        string(REGEX REPLACE "^[^=]*=" "" value "${assignment}")
+        set(ENV{${variable}} "${value}")
+    endforeach()
+    run_installed(mpi_bench ${MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} 2 ${launcher_flags} @PROGRAM@ ${launcher_postflags}
+        --sizes 8 --iterations 3 --warmup 1 --quiet)
+endif()
 
 foreach(language C CXX)
     set(consumer_dir ${WORK_DIR}/cmake-consumer)

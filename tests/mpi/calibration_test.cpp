@@ -108,9 +108,9 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     for (int call = 0; call < 10; ++call) {
         redux_call_info info{};
         const auto before = redux_test::request_counts();
-        ASSERT_EQ(redux_reduce_ex(send.data(), recv.data(), count, MPI_DOUBLE, MPI_SUM, size_ - 1, comm_, nullptr,
-                                  &info),
-                  MPI_SUCCESS);
+        ASSERT_EQ(
+            redux_reduce_ex(send.data(), recv.data(), count, MPI_DOUBLE, MPI_SUM, size_ - 1, comm_, nullptr, &info),
+            MPI_SUCCESS);
         const bool started = redux_test::request_counts().started > before.started;
         EXPECT_EQ(info.planned == 1, started) << "call " << call << ": the report and the requests disagree";
         native_calls += info.planned == 0;
@@ -121,14 +121,19 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     EXPECT_GE(native_calls, 3) << "the trials run native three times";
     redux_options optimal = REDUX_OPTIONS_INIT;
     optimal.algorithm = REDUX_ALGORITHM_OPTIMAL;
-    ASSERT_EQ(redux_reduce_ex(send.data(), recv.data(), count, MPI_DOUBLE, MPI_SUM, size_ - 1, comm_, &optimal,
-                              nullptr),
-              MPI_SUCCESS);
+    ASSERT_EQ(
+        redux_reduce_ex(send.data(), recv.data(), count, MPI_DOUBLE, MPI_SUM, size_ - 1, comm_, &optimal, nullptr),
+        MPI_SUCCESS);
     MPI_Barrier(comm_);
     if (rank_ != 0) return;
     const std::vector<nlohmann::json> lines = read_report();
-    ASSERT_EQ(lines.size(), 2u) << "one line for auto's decision, one for the optimal plan";
-    const nlohmann::json& decision = lines[0];
+    ASSERT_EQ(lines.size(), 3u)
+        << "one line per plan (auto's, optimal's) and per decision (auto's), from the first call";
+    EXPECT_EQ(lines[0]["event"], "new plan");
+    EXPECT_EQ(lines[0]["requested"], "auto");
+    EXPECT_TRUE(lines[0]["native_s"].is_null()) << "not measured yet";
+    const nlohmann::json& decision = lines[1];
+    EXPECT_EQ(decision["event"], "auto decision");
     for (const char* field : {"comm_size", "root", "count", "bytes", "commutative", "d_s", "c_s", "strategy",
                               "predicted_s", "native_s", "planned_s", "calibration_s"}) {
         EXPECT_TRUE(decision.contains(field)) << field;
@@ -146,7 +151,8 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     ASSERT_TRUE(decision["planned_s"].is_number());
     const bool native_faster = decision["native_s"].get<double>() < decision["planned_s"].get<double>();
     EXPECT_EQ(decision["strategy"], native_faster ? "native" : "optimal");
-    const nlohmann::json& plan = lines[1];
+    const nlohmann::json& plan = lines[2];
+    EXPECT_EQ(plan["event"], "new plan");
     EXPECT_EQ(plan["requested"], "optimal");
     EXPECT_EQ(plan["strategy"], "optimal");
     EXPECT_TRUE(plan["native_s"].is_null());

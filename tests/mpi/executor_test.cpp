@@ -4,13 +4,15 @@
 // transfer, sink -> root (plan/layout.hpp). No tree the builders make needs it (the layout always finds a
 // sink on the root), so the programs are written here by hand: the chain 0 <- 1 <- ... <- n-1 (each rank folds
 // its right neighbour's interval on the right, the result ends on rank 0) and its mirror (ending on rank n-1),
-// run by run_program() for every root, in place or not, and checked against the rank-order product.
+// run by run_program() for every root, in place or not, unsegmented and in 3 segments (the sink sends each
+// segment to the root, which receives it once its own part of the segment has left), and checked against the
+// rank-order product.
 //
 // MidwayError: an MPI error inside the executor (injected by the request counter at the root, after requests
 // are posted) is returned and reaches the user's error handler once, and every request the call started has
 // been completed or cancelled when it returns. The other ranks' calls return (small messages are sent eagerly).
-#include "counting_errhandler.hpp"
 #include "exec/executor.hpp"
+#include "counting_errhandler.hpp"
 #include "reduce_check.hpp"
 #include "request_counter.hpp"
 #include "user_ops.hpp"
@@ -58,35 +60,37 @@ TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
         ASSERT_EQ(redux::describe_layout(operand->datatype(), layout), MPI_SUCCESS);
         for (int count : {1, 7, 300}) {
             for (bool sink_at_zero : {true, false}) {
-                for (int root = 0; root < size; ++root) {
-                    for (bool in_place : {false, true}) {
-                        SCOPED_TRACE(operand->name() + " count " + std::to_string(count) + " root " +
-                                     std::to_string(root) + (sink_at_zero ? " sink 0" : " sink n-1") +
-                                     (in_place ? " in place" : ""));
-                        const uint64_t seed = static_cast<uint64_t>(count * 31 + root);
-                        redux_test::TypedBuffer send(operand->datatype(), count), recv(operand->datatype(), count),
-                            want(operand->datatype(), count);
-                        const bool at_root = rank == root;
-                        operand->fill((in_place && at_root ? recv : send).origin(), count, rank, seed);
-                        redux::ReduceArgs args;
-                        args.in_place = in_place && at_root;
-                        args.sendbuf = args.in_place ? recv.origin() : send.origin();
-                        args.recvbuf = recv.origin();
-                        args.count = count;
-                        args.datatype = operand->datatype();
-                        args.op = operand->op();
-                        args.commutative = false;
-                        args.root = root;
-                        redux::Workspace workspace;
-                        const auto before = redux_test::request_counts();
-                        const int rc = redux::run_program(chain_program(rank, size, sink_at_zero, root), rank, args,
-                                                          layout, comm, workspace, small_chunks);
-                        const auto after = redux_test::request_counts();
-                        EXPECT_EQ(rc, MPI_SUCCESS);
-                        EXPECT_EQ(after.started - before.started, after.completed - before.completed);
-                        if (at_root) {
-                            operand->expect(want.origin(), count, size, seed);
-                            EXPECT_EQ(operand->compare(recv.origin(), want.origin(), count), "");
+                for (int segments : {1, 3}) {
+                    for (int root = 0; root < size; ++root) {
+                        for (bool in_place : {false, true}) {
+                            SCOPED_TRACE(operand->name() + " count " + std::to_string(count) + " segments " +
+                                         std::to_string(segments) + " root " + std::to_string(root) +
+                                         (sink_at_zero ? " sink 0" : " sink n-1") + (in_place ? " in place" : ""));
+                            const uint64_t seed = static_cast<uint64_t>(count * 31 + root);
+                            redux_test::TypedBuffer send(operand->datatype(), count), recv(operand->datatype(), count),
+                                want(operand->datatype(), count);
+                            const bool at_root = rank == root;
+                            operand->fill((in_place && at_root ? recv : send).origin(), count, rank, seed);
+                            redux::ReduceArgs args;
+                            args.in_place = in_place && at_root;
+                            args.sendbuf = args.in_place ? recv.origin() : send.origin();
+                            args.recvbuf = recv.origin();
+                            args.count = count;
+                            args.datatype = operand->datatype();
+                            args.op = operand->op();
+                            args.commutative = false;
+                            args.root = root;
+                            redux::Workspace workspace;
+                            const auto before = redux_test::request_counts();
+                            const int rc = redux::run_program(chain_program(rank, size, sink_at_zero, root), segments,
+                                                              rank, args, layout, comm, workspace, small_chunks);
+                            const auto after = redux_test::request_counts();
+                            EXPECT_EQ(rc, MPI_SUCCESS);
+                            EXPECT_EQ(after.started - before.started, after.completed - before.completed);
+                            if (at_root) {
+                                operand->expect(want.origin(), count, size, seed);
+                                EXPECT_EQ(operand->compare(recv.origin(), want.origin(), count), "");
+                            }
                         }
                     }
                 }

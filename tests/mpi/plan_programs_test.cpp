@@ -30,9 +30,14 @@ struct Shape {
 };
 
 const Shape kShapes[] = {
-    {redux::Strategy::optimal, 0},           {redux::Strategy::fibonacci, 0},
-    {redux::Strategy::binomial, 0},          {redux::Strategy::transfers_limited, 1},
-    {redux::Strategy::transfers_limited, 2}, {redux::Strategy::reducers_limited, 1},
+    {redux::Strategy::optimal, 0},
+    {redux::Strategy::fibonacci, 0},
+    {redux::Strategy::binomial, 0},
+    {redux::Strategy::chain, 0},
+    {redux::Strategy::binary, 0},
+    {redux::Strategy::transfers_limited, 1},
+    {redux::Strategy::transfers_limited, 2},
+    {redux::Strategy::reducers_limited, 1},
     {redux::Strategy::reducers_limited, 2},
 };
 

@@ -12,7 +12,7 @@
 #include "user_ops.hpp"
 #include "yielding_wait.hpp"
 
-#include "exec/element_buffer.hpp"
+#include "mpi/element_buffer.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>

@@ -6,7 +6,7 @@
 // Under auto (the default), the first 2 * AutoSelect::kTrials calls of a key alternate between the planned tree
 // and the MPI library's own reduce, which add in another order: auto promises the same bits once it has
 // decided, so the test makes those calls first.
-#include "exec/auto_select.hpp"
+#include "core/auto_select.hpp"
 #include "reduce_check.hpp"
 #include "yielding_wait.hpp"
 

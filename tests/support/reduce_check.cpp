@@ -90,22 +90,24 @@ bool mpi_library_is(const char* vendor) {
 bool in_place_is_safe(MPI_Datatype datatype, int count, int root, bool may_reach_pmpi) {
     int type_size = 0;
     MPI_Type_size(datatype, &type_size);
-    return !(mpi_library_is("MPICH") && (native_configured() || auto_configured() || may_reach_pmpi) && root != 0 &&
+    return !(mpi_library_is("MPICH") && (native_configured() || may_reach_pmpi) && root != 0 &&
              static_cast<long long>(type_size) * count > 2048);
 }
 
-bool tree_expected(MPI_Comm comm, int count) {
+bool tree_expected(MPI_Comm comm, int count, bool native) {
     int inter = 0, size = 1;
     MPI_Comm_test_inter(comm, &inter);
     MPI_Comm_size(comm, &size);
-    return !native_configured() && count > 0 && !inter && size >= 2;
+    return !native && count > 0 && !inter && size >= 2;
 }
 
+bool tree_expected(MPI_Comm comm, int count) { return tree_expected(comm, count, native_configured()); }
+
 CountedResult counted_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                             MPI_Comm comm) {
+                             MPI_Comm comm, const redux_options* options) {
     const RequestCounts before = request_counts();
     CountedResult result;
-    result.rc = redux_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    result.rc = redux_reduce_ex(sendbuf, recvbuf, count, datatype, op, root, comm, options, nullptr);
     const RequestCounts after = request_counts();
     result.requests_started = after.started - before.started;
     EXPECT_EQ(after.started - before.started, after.completed - before.completed)
@@ -133,8 +135,12 @@ void check_reduce(const Operand& operand, const ReduceCall& call) {
     MPI_Comm_size(call.comm, &size);
     const bool is_root = rank == call.root;
     const MPI_Datatype datatype = operand.datatype();
-    const bool in_place =
-        is_root && call.in_place && in_place_is_safe(datatype, call.count, call.root, call.tree_optional);
+    const redux_algorithm asked = call.options.algorithm;
+    const bool runs_auto = asked == REDUX_ALGORITHM_AUTO || (asked == REDUX_ALGORITHM_CONFIGURED && auto_configured());
+    const bool runs_native =
+        asked == REDUX_ALGORITHM_NATIVE || (asked == REDUX_ALGORITHM_CONFIGURED && native_configured());
+    const bool in_place = is_root && call.in_place &&
+                          in_place_is_safe(datatype, call.count, call.root, call.tree_optional || runs_native);
 
     TypedBuffer send(datatype, call.count);
     operand.fill(send.origin(), call.count, rank, call.seed);
@@ -145,11 +151,12 @@ void check_reduce(const Operand& operand, const ReduceCall& call) {
 
     const CountedResult result =
         counted_reduce(in_place ? MPI_IN_PLACE : send.origin(), is_root ? recv.origin() : nullptr, call.count, datatype,
-                       operand.op(), call.root, call.comm);
+                       operand.op(), call.root, call.comm, &call.options);
     EXPECT_EQ(result.rc, MPI_SUCCESS);
-    if (call.tree_optional || (auto_configured() && tree_expected(call.comm, call.count))) {
+    const bool tree = tree_expected(call.comm, call.count, runs_native);
+    if (call.tree_optional || (runs_auto && tree)) {
         // either way is right
-    } else if (tree_expected(call.comm, call.count)) {
+    } else if (tree) {
         EXPECT_GT(result.requests_started, 0) << "no request started: the tree did not run";
     } else {
         EXPECT_EQ(result.requests_started, 0) << "requests started where libredux should leave the call to MPI";

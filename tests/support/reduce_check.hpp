@@ -16,6 +16,8 @@
 #include "operand.hpp"
 #include "request_counter.hpp"
 
+#include "redux/redux.h"
+
 #include <mpi.h>
 
 #include <string>
@@ -32,6 +34,8 @@ struct ReduceCall {
     // Normally a call that tree_expected() says runs a tree must start requests. Set where libredux may leave
     // the call to PMPI_Reduce (a datatype its table of predefined operators does not list yet).
     bool tree_optional = false;
+    // Per-call choices (redux_reduce_ex); the default is the configured algorithm.
+    redux_options options = REDUX_OPTIONS_INIT;
 };
 
 void check_reduce(const Operand& operand, const ReduceCall& call);
@@ -40,6 +44,8 @@ void check_reduce(const Operand& operand, const ReduceCall& call);
 // more, unless REDUX_ALGORITHM=native. Under auto such a call may also go to the MPI library (check_reduce
 // accepts both then).
 bool tree_expected(MPI_Comm comm, int count);
+// The same for a call that runs native (`native`) or not, whatever REDUX_ALGORITHM says (per-call options).
+bool tree_expected(MPI_Comm comm, int count, bool native);
 
 // redux_reduce, with the request counter read around it. Checks (gtest EXPECT) that every request started
 // during the call was completed by its end; returns redux_reduce's error code and the requests started.
@@ -48,15 +54,16 @@ struct CountedResult {
     long long requests_started = 0;
 };
 CountedResult counted_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                             MPI_Comm comm);
+                             MPI_Comm comm, const redux_options* options = nullptr);
 
 // Whether the MPI library's version string names `vendor` ("MPICH", "Open MPI"): for working around its bugs.
 bool mpi_library_is(const char* vendor);
 
 // False where MPICH 4.0.2's MPI_Reduce would crash on MPI_IN_PLACE (it reads from address -1 when the root is
 // not 0 and the message exceeds 2048 bytes; PMPI_Ireduce is fine) and the call may reach it: under
-// REDUX_ALGORITHM=native, or when `may_reach_pmpi` (a call libredux may leave to MPI). check_reduce then makes
-// the call without MPI_IN_PLACE.
+// REDUX_ALGORITHM=native, or when `may_reach_pmpi` (a call libredux may leave to MPI, or that asks for native).
+// check_reduce then makes the call without MPI_IN_PLACE. Under auto libredux itself never tries MPICH's reduce
+// there (core/native_failures.hpp), so auto gets in-place calls at every root.
 bool in_place_is_safe(MPI_Datatype datatype, int count, int root, bool may_reach_pmpi = false);
 
 // Describes a call for failure messages: "operand name, comm size 4, root 2, count 17, in place".

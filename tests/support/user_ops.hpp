@@ -9,6 +9,8 @@
 #include "operand.hpp"
 
 #include <array>
+#include <cstdint>
+#include <cstring>
 
 namespace redux_test {
 
@@ -57,16 +59,21 @@ void sum_by_layout(void* in, void* inout, int* len, MPI_Datatype* datatype) {
     const ValueLayout& layout = value_layout_of(*datatype);
     for (int k = 0; k < *len; ++k) {
         for (MPI_Aint displacement : layout.displacements) {
+            // On integers: a buffer's origin may lie outside its allocation (datatypes with a large true lower
+            // bound), where pointer arithmetic is undefined.
             const MPI_Aint at = k * layout.extent + displacement;
+            const auto in_at =
+                reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(in) + static_cast<uintptr_t>(at));
+            auto* inout_at = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(inout) + static_cast<uintptr_t>(at));
             T a, b;
-            std::memcpy(&a, static_cast<const char*>(in) + at, sizeof(T));
-            std::memcpy(&b, static_cast<char*>(inout) + at, sizeof(T));
+            std::memcpy(&a, in_at, sizeof(T));
+            std::memcpy(&b, inout_at, sizeof(T));
             if constexpr (std::is_integral_v<T>) {
                 b = static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
             } else {
                 b = a + b;
             }
-            std::memcpy(static_cast<char*>(inout) + at, &b, sizeof(T));
+            std::memcpy(inout_at, &b, sizeof(T));
         }
     }
 }

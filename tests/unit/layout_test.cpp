@@ -68,10 +68,15 @@ struct Case {
     int32_t limit;
 };
 
-const std::vector<Case> kCases{{Strategy::optimal, 0},           {Strategy::fibonacci, 0},
-                               {Strategy::binomial, 0},          {Strategy::transfers_limited, 1},
-                               {Strategy::transfers_limited, 3}, {Strategy::reducers_limited, 1},
-                               {Strategy::reducers_limited, 2}};
+const std::vector<Case> kCases{{Strategy::optimal, 0},
+                               {Strategy::fibonacci, 0},
+                               {Strategy::binomial, 0},
+                               {Strategy::transfers_limited, 1},
+                               {Strategy::transfers_limited, 3},
+                               {Strategy::reducers_limited, 1},
+                               {Strategy::reducers_limited, 2},
+                               {Strategy::chain, 0},
+                               {Strategy::binary, 0}};
 const std::vector<Costs> kCosts{{1.0, 1.0}, {1.0, 0.0}, {0.0, 1.0}, {1.0, 3.0}, {3.0, 1.0}};
 
 class Relabelling : public ::testing::TestWithParam<bool> {};

@@ -1,5 +1,6 @@
 // The planner's front door: names, validation, what a plan holds.
 #include "plan/planner.hpp"
+#include "plan/builders.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,10 +13,10 @@ namespace {
 
 TEST(Planner, StrategyNamesRoundTrip) {
     for (Strategy s : {Strategy::optimal, Strategy::fibonacci, Strategy::binomial, Strategy::transfers_limited,
-                       Strategy::reducers_limited}) {
+                       Strategy::reducers_limited, Strategy::chain, Strategy::binary}) {
         ASSERT_EQ(parse_strategy(strategy_name(s)), s);
     }
-    EXPECT_FALSE(parse_strategy("binary").has_value());
+    EXPECT_FALSE(parse_strategy("ring").has_value());
     EXPECT_FALSE(parse_strategy("").has_value());
 }
 
@@ -34,6 +35,20 @@ TEST(Planner, ValidationNamesTheBadField) {
     EXPECT_NE(with([](PlanRequest& r) { r.root = 8; }).find("root"), std::string::npos);
     EXPECT_NE(with([](PlanRequest& r) { r.root = -1; }).find("root"), std::string::npos);
     EXPECT_NE(with([](PlanRequest& r) { r.strategy = Strategy::reducers_limited; }).find("limit"), std::string::npos);
+    // Segments (segments_test.cpp): elements, latency in [0, d], a count >= 0, one slot at least, overlap.
+    EXPECT_NE(with([](PlanRequest& r) { r.elements = 0; }).find("elements"), std::string::npos);
+    EXPECT_NE(with([](PlanRequest& r) { r.latency_s = -1e-9; }).find("latency"), std::string::npos);
+    EXPECT_NE(with([](PlanRequest& r) { r.latency_s = 2e-6; }).find("latency"), std::string::npos);
+    EXPECT_NE(with([](PlanRequest& r) { r.latency_s = NAN; }).find("latency"), std::string::npos);
+    EXPECT_NE(with([](PlanRequest& r) { r.segments = -1; }).find("segments"), std::string::npos);
+    EXPECT_NE(with([](PlanRequest& r) { r.recv_window = 0; }).find("window"), std::string::npos);
+    EXPECT_NE(with([](PlanRequest& r) {
+                  r.segments = 2;
+                  r.model = TransferModel::no_overlap;
+              }).find("overlap"),
+              std::string::npos);
+    EXPECT_EQ(with([](PlanRequest& r) { r.latency_s = 1e-6; }), "");  // latency = d: allowed
+    EXPECT_EQ(with([](PlanRequest& r) { r.segments = 0; }), "");
     EXPECT_THROW(make_plan(PlanRequest{0, {1, 1}, Strategy::optimal, 0, 0, true}), std::invalid_argument);
 }
 
@@ -53,6 +68,36 @@ TEST(Planner, PlanHoldsBoundsAndConsistentPrograms) {
         }
     }
     EXPECT_EQ(edges, 6);
+}
+
+// The fixed shapes: the chain's parent is the node before it, the binary tree's (i - 1) / 2; both lengths are
+// Proposition 3's, for the chain (n - 1)(d + c).
+TEST(Planner, ChainAndBinaryTreesHaveTheirShapes) {
+    for (int32_t n : {1, 2, 3, 7, 8, 100}) {
+        PlanRequest request{n, {1.0, 0.5}, Strategy::chain, 0, 0, true};
+        const Tree chain = std::get<Tree>(build_tree(request));
+        request.strategy = Strategy::binary;
+        const Tree binary = std::get<Tree>(build_tree(request));
+        ASSERT_EQ(chain.size(), n);
+        ASSERT_EQ(binary.size(), n);
+        EXPECT_EQ(chain.parent[0], -1);
+        EXPECT_EQ(binary.parent[0], -1);
+        for (int32_t i = 1; i < n; ++i) {
+            EXPECT_EQ(chain.parent[i], i - 1);
+            EXPECT_EQ(binary.parent[i], (i - 1) / 2);
+        }
+        EXPECT_DOUBLE_EQ(chain.builder_makespan_s, (n - 1) * 1.5);
+        EXPECT_DOUBLE_EQ(make_plan({n, {1.0, 0.5}, Strategy::chain, 0, 0, true}).makespan_s, (n - 1) * 1.5);
+        // On ranks: every rank has at most two children and is at most floor(log2 n) hops from the root.
+        const Plan plan = make_plan({n, {1.0, 0.5}, Strategy::binary, 0, n / 2, true});
+        EXPECT_DOUBLE_EQ(plan.builder_makespan_s, binary.builder_makespan_s);
+        for (int32_t r = 0; r < n; ++r) {
+            EXPECT_LE(plan.child_offset[r + 1] - plan.child_offset[r], 2);
+            int32_t hops = 0;
+            for (int32_t at = r; plan.parent[at] >= 0; at = plan.parent[at]) ++hops;
+            EXPECT_LE(hops, static_cast<int32_t>(std::floor(std::log2(n))));
+        }
+    }
 }
 
 TEST(Planner, OneRankPlanIsEmpty) {

@@ -1,8 +1,8 @@
 // The two-level tree (libredux/src/plan/two_level.hpp): every rank reaches the root, exactly one transfer per
 // node other than the root's crosses nodes (its leader's), the root leads its node, and on nodes joined by
 // slow links it takes the minimum number of inter-node rounds.
-#include "plan/planner.hpp"
 #include "plan/two_level.hpp"
+#include "plan/planner.hpp"
 
 #include <gtest/gtest.h>
 

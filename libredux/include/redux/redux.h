@@ -8,10 +8,9 @@
  *
  * Linking libredux (or LD_PRELOAD=libredux.so) also makes MPI_Reduce itself, from C and Fortran, go here.
  *
- * Configuration, read once from the environment (see README.md):
- *   REDUX_ALGORITHM = auto | optimal | fibonacci | binomial | native   (default auto)
- *   REDUX_D, REDUX_C = transfer and compute cost in seconds, overriding the defaults
- *   REDUX_VERBOSE = 1: rank 0 prints every new plan once on stderr
+ * Configuration: REDUX_* environment variables, read once per process and agreed per communicator on rank 0's
+ * values (README.md, "Configuration"; `redux-info` prints those in effect). REDUX_ALGORITHM = auto | native |
+ * a strategy of redux/algorithms.h that needs no limit (default auto).
  *
  * redux_reduce_ex() is redux_reduce() with per-call choices (the benchmark uses it to compare algorithms in
  * one run) and a report of what the call did.
@@ -21,6 +20,8 @@
 
 #include <mpi.h>
 
+#include "redux/algorithms.h" /* redux_algorithm: auto, native and every planned tree */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,29 +29,18 @@ extern "C" {
 int redux_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm);
 
-typedef enum redux_algorithm {
-    REDUX_ALGORITHM_CONFIGURED = 0, /* whatever REDUX_ALGORITHM says (default auto) */
-    REDUX_ALGORITHM_AUTO = 1,
-    REDUX_ALGORITHM_OPTIMAL = 2,   /* Algorithm 1 of Canon & Antoniu with the call's d and c */
-    REDUX_ALGORITHM_FIBONACCI = 3,
-    REDUX_ALGORITHM_BINOMIAL = 4,
-    REDUX_ALGORITHM_NATIVE = 5,    /* the MPI library's own MPI_Reduce (PMPI_Reduce) */
-    /* Trees built from the calibrated per-link costs, for communicators whose links fall in several classes
-     * (nodes, packages) and commutative ops; elsewhere they plan the optimal tree (redux_call_info says which
-     * ran). Per call only, not REDUX_ALGORITHM values. */
-    REDUX_ALGORITHM_SNF = 6,           /* Slowest-Node-First (Liu & Wang) */
-    REDUX_ALGORITHM_HETERO_GREEDY = 7, /* Algorithm 1 generalised to per-link costs */
-    REDUX_ALGORITHM_TWO_LEVEL = 8      /* Algorithm 1 inside each node, then across the node leaders */
-} redux_algorithm;
-
 /* Per-call choices. Like every argument of a collective call, they must be the same on all ranks. */
 typedef struct redux_options {
     redux_algorithm algorithm;
-    double transfer_s; /* d to plan with, seconds; < 0: the library's own (REDUX_D, else its default) */
-    double compute_s;  /* c to plan with, seconds; < 0: the library's own (REDUX_C, else its default) */
+    double transfer_s;       /* d to plan with, seconds; < 0: the library's own (REDUX_D, else its default) */
+    double compute_s;        /* c to plan with, seconds; < 0: the library's own (REDUX_C, else its default) */
+    int limit;               /* K of the strategies that need one (transfers-limited, reducers-limited); else 0 */
+    long long segment_bytes; /* < 0: the library's choice (REDUX_SEGMENT_BYTES, else the count the model predicts
+                                fastest); 0: unsegmented; > 0: segments of about this many bytes */
 } redux_options;
 
-#define REDUX_OPTIONS_INIT {REDUX_ALGORITHM_CONFIGURED, -1.0, -1.0}
+#define REDUX_OPTIONS_INIT \
+    { REDUX_ALGORITHM_CONFIGURED, -1.0, -1.0, 0, -1 }
 
 /* What one call did, the same on every rank. */
 typedef struct redux_call_info {
@@ -58,12 +48,14 @@ typedef struct redux_call_info {
     redux_algorithm algorithm; /* what ran: a planned algorithm, or REDUX_ALGORITHM_NATIVE */
     double transfer_s;         /* the d and c the plan was made with (0 when not planned) */
     double compute_s;
-    double predicted_s;        /* the plan's predicted makespan, seconds (0 when not planned) */
+    double predicted_s; /* the plan's predicted makespan, seconds (0 when not planned) */
+    int segments;       /* the vector was reduced in this many pipelined segments (0 when not planned) */
 } redux_call_info;
 
 /* redux_reduce() with `options` (NULL: REDUX_OPTIONS_INIT) and, when `info` is not NULL, a report of the
- * call. An unknown algorithm or a cost that is not a finite number is MPI_ERR_ARG, through comm's error
- * handler. */
+ * call. An unknown algorithm, a cost that is not a finite number, or a limit that is missing (< 1 for a
+ * strategy that needs one) is MPI_ERR_ARG, through comm's error handler. A strategy that does not apply to
+ * the call (see redux/algorithms.h) plans the optimal tree instead; info->algorithm says which ran. */
 int redux_reduce_ex(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                     MPI_Comm comm, const redux_options *options, redux_call_info *info);
 

@@ -13,8 +13,8 @@
 // (which reach the whole count before kTarget_s).
 #include "calib/compute_cost.hpp"
 
-#include "exec/mpi_check.hpp"
 #include "model/link_costs.hpp"
+#include "mpi/mpi_check.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -30,10 +30,11 @@ constexpr double kTarget_s = 1e-3;
 // Fastest of kRuns applications to `n` elements.
 int time_sample(const void* source, int n, MPI_Datatype datatype, MPI_Op op, const ElementLayout& layout,
                 ElementBuffer& in, ElementBuffer& inout, double& seconds) {
-    REDUX_MPI(copy_elements(source, in.data(), n, datatype, layout));
+    std::vector<char> pack_scratch;
+    REDUX_MPI(copy_elements(source, in.data(), n, datatype, layout, pack_scratch));
     seconds = std::numeric_limits<double>::infinity();
     for (int run = 0; run < kRuns; ++run) {
-        REDUX_MPI(copy_elements(source, inout.data(), n, datatype, layout));
+        REDUX_MPI(copy_elements(source, inout.data(), n, datatype, layout, pack_scratch));
         const double start = MPI_Wtime();
         REDUX_MPI(MPI_Reduce_local(in.data(), inout.data(), n, datatype, op));
         seconds = std::min(seconds, MPI_Wtime() - start);
@@ -46,7 +47,8 @@ int time_sample(const void* source, int n, MPI_Datatype datatype, MPI_Op op, con
 int measure_compute(const void* source, int count, MPI_Datatype datatype, MPI_Op op, const ElementLayout& layout,
                     double& seconds) {
     const auto per_element = static_cast<size_t>(std::max<MPI_Aint>(layout.extent, 1));
-    const int largest = static_cast<int>(std::clamp<size_t>(kMaxSampleBytes / per_element, 1, static_cast<size_t>(count)));
+    const int largest =
+        static_cast<int>(std::clamp<size_t>(kMaxSampleBytes / per_element, 1, static_cast<size_t>(count)));
     ElementBuffer in(layout, largest), inout(layout, largest);
     std::vector<PingSample> times;  // (elements, seconds)
     int sample = 1;
@@ -61,7 +63,7 @@ int measure_compute(const void* source, int count, MPI_Datatype datatype, MPI_Op
         seconds = time * static_cast<double>(count) / static_cast<double>(sample);
         return MPI_SUCCESS;
     }
-    seconds = fit_link(times).at(static_cast<size_t>(count));
+    seconds = fit_line(times).at(static_cast<size_t>(count));
     return MPI_SUCCESS;
 }
 

@@ -1,7 +1,7 @@
 // The compute cost c of one call: the user's op on the call's datatype and count, timed. See compute_cost.cpp.
 #pragma once
 
-#include "exec/element_buffer.hpp"
+#include "mpi/element_buffer.hpp"
 
 #include <mpi.h>
 

@@ -1,70 +1,133 @@
-// Link calibration: d(bytes) = alpha + beta * bytes for each link class a communicator has.
+// Link calibration: d(bytes) for each link class a communicator has, piecewise linear through measured times
+// (model/link_costs.hpp says why).
 //
 // In order, cheapest first, every step collective and agreed by all ranks:
 //   1. classes this process already knows (measured or read on another communicator): an MPI_Allreduce of
 //      the known classes, then rank 0's fits broadcast, so all ranks plan with the same numbers;
 //   2. the calibration file, read by rank 0 and broadcast (a missing, stale, foreign or corrupt file: one
-//      warning from rank 0, then step 3);
-//   3. measurement: for each class, one pair of ranks (Topology::first_pair) ping-pongs messages of 8 B, 32 KiB
-//      and 256 KiB (one warm-up, then 5 round trips each; the fastest half round trip per size: on a shared
-//      machine scheduling delays only add time, so the fastest is the link's own), fits the line
-//      and broadcasts it. A few pairs per class, never n^2: on 8 ranks of one node this takes a few ms.
-// Rank 0 then writes the file with what was measured.
+//      warning from rank 0, then step 3; the warning says when the file will not be written, see 4);
+//   3. measurement: for each class, one pair of ranks (Topology::first_pair) ping-pongs messages of 8 B,
+//      32 KiB and 256 KiB (one warm-up, then 5 round trips each), 1 MiB and 4 MiB (one warm-up, then 2: a
+//      round trip at 4 MiB on a slow link costs 80 ms), and on a fast link 16 and 64 MiB (below); the fastest
+//      half round trip per size (on a shared machine scheduling delays only add time, so the fastest is the
+//      link's own) makes d (fit_link), which is broadcast. The large sizes are where long vectors and their
+//      segments are planned: beyond the largest size measured d follows the slope of the last two. A few
+//      pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a VM; 1.5 ms
+//      when it stopped at 256 KiB), most of it first-touching the 16 MiB buffer; 0.5 s between two nodes 2 ms
+//      and 1 Gbit/s apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms.
+//   4. rank 0 writes the file with what was measured, if it may: only a missing file or libredux's own
+//      (calibration_file_replaceable; a C source, another program's JSON, a damaged or unreadable file is
+//      never replaced). store_calibration judges the file again when writing, and says why it did not.
 #include "calib/link_calibration.hpp"
 
-#include "calib/calibration_file.hpp"
-#include "exec/mpi_check.hpp"
+#include "core/calibration_file.hpp"
+#include "mpi/mpi_check.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <ctime>
+#include <utility>
 #include <vector>
 
 namespace redux {
 namespace {
 
 constexpr int kTagPing = 3;
-constexpr size_t kPingSizes[] = {8, 32768, 262144};
-constexpr int kRoundTrips = 5;
+struct PingSize {
+    size_t bytes;
+    bool warm_up;     // one round trip first, not timed
+    int round_trips;  // timed
+};
+constexpr PingSize kPingSizes[] = {
+    {8, true, 5}, {32 << 10, true, 5}, {256 << 10, true, 5}, {1 << 20, true, 2}, {4 << 20, true, 2}};
+// Beyond the last of kPingSizes: 4x larger sizes, up to the largest the planner is built for, while the largest
+// size so far took less than kExtendBelow_s one way (a fast link, where the next costs little), so that the
+// slope beyond is that of messages larger than the caches (shared memory: 4 MiB stays in a 32 MiB L3 and moves
+// at twice the speed of 64 MiB). No warm-up there: first-touching the larger buffer costs more than its
+// round trips (16 MiB: 17 ms in a VM).
+constexpr size_t kLargestPlannedBytes = size_t{64} << 20;
+constexpr double kExtendBelow_s = 2e-3;
+constexpr int kExtraRoundTrips = 2;
 
 LinkFits g_known;  // this process's link fits, by class
 
-// Half round trips between a and b (called on both), the fastest per size; fitted on rank a.
-int ping_pong(MPI_Comm comm, int rank, int a, int b, LinkFit& fit) {
-    std::vector<char> buffer(kPingSizes[std::size(kPingSizes) - 1]);
-    std::vector<PingSample> samples;
-    const int peer = rank == a ? b : a;
-    for (size_t bytes : kPingSizes) {
-        std::vector<double> times;
-        for (int trip = 0; trip <= kRoundTrips; ++trip) {  // trip 0 warms up
-            const double start = MPI_Wtime();
-            const int n = static_cast<int>(bytes);
-            if (rank == a) {
-                REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm));
-                REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
-            } else {
-                REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
-                REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm));
-            }
-            if (trip > 0) times.push_back((MPI_Wtime() - start) / 2);
+// `round_trips` timed half round trips of `bytes` between a and b (after one warm-up if `warm_up`), appended to
+// `samples`.
+int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, int round_trips,
+              std::vector<char>& buffer, std::vector<PingSample>& samples) {
+    if (buffer.size() < bytes) buffer.resize(bytes);
+    const int n = static_cast<int>(bytes);
+    for (int trip = warm_up ? 0 : 1; trip <= round_trips; ++trip) {  // trip 0 warms up
+        const double start = MPI_Wtime();
+        if (first) {
+            REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm));
+            REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+        } else {
+            REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+            REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm));
         }
-        samples.push_back({bytes, *std::min_element(times.begin(), times.end())});  // noise only adds time
+        if (trip > 0) samples.push_back({bytes, (MPI_Wtime() - start) / 2});
+    }
+    return MPI_SUCCESS;
+}
+
+// Half round trips between a and b (called on both); fitted on rank a (fit_link keeps the fastest per size).
+// Whether to go on past kPingSizes is a's decision, sent to b.
+int ping_pong(MPI_Comm comm, int rank, int a, int b, LinkFit& fit) {
+    std::vector<char> buffer;
+    std::vector<PingSample> samples;
+    const bool first = rank == a;
+    const int peer = first ? b : a;
+    for (const PingSize& size : kPingSizes) {
+        REDUX_MPI(time_size(comm, first, peer, size.bytes, size.warm_up, size.round_trips, buffer, samples));
+    }
+    for (size_t bytes = 4 * kPingSizes[std::size(kPingSizes) - 1].bytes; bytes <= kLargestPlannedBytes; bytes *= 4) {
+        int more = 0;
+        if (first) {
+            double fastest = samples.back().one_way_s;
+            for (auto s = samples.rbegin(); s != samples.rend() && s->bytes == samples.back().bytes; ++s) {
+                fastest = std::min(fastest, s->one_way_s);
+            }
+            more = fastest < kExtendBelow_s;
+            REDUX_MPI(MPI_Send(&more, 1, MPI_INT, peer, kTagPing, comm));
+        } else {
+            REDUX_MPI(MPI_Recv(&more, 1, MPI_INT, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+        }
+        if (!more) break;
+        REDUX_MPI(time_size(comm, first, peer, bytes, false, kExtraRoundTrips, buffer, samples));
     }
     fit = fit_link(samples);
     return MPI_SUCCESS;
 }
 
-// Broadcasts the fits of the classes in `which` from `root`.
+// Broadcasts the fits of the classes in `which` from `root`: per class alpha, beta, the number of points, then
+// each point's bytes and seconds (bytes as doubles: exact below 2^53). Copied as they are, not refitted, so every
+// rank holds the same numbers.
 int broadcast_fits(MPI_Comm comm, int root, const std::array<bool, kLinkClasses>& which, LinkFits& fits) {
-    std::array<double, 2 * kLinkClasses> values{};
+    constexpr size_t kPerClass = 3 + 2 * kMaxLinkPoints;
+    std::array<double, kPerClass * kLinkClasses> values{};
     for (int c = 0; c < kLinkClasses; ++c) {
-        values[2 * c] = fits[c].alpha_s;
-        values[2 * c + 1] = fits[c].beta_s_per_byte;
+        double* v = &values[kPerClass * c];
+        const std::vector<PingSample>& points = fits[c].points;
+        const size_t n = std::min(points.size(), kMaxLinkPoints);  // fit_link keeps no more
+        v[0] = fits[c].alpha_s;
+        v[1] = fits[c].beta_s_per_byte;
+        v[2] = static_cast<double>(n);
+        for (size_t i = 0; i < n; ++i) {
+            v[3 + 2 * i] = static_cast<double>(points[i].bytes);
+            v[4 + 2 * i] = points[i].one_way_s;
+        }
     }
     REDUX_MPI(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, root, comm));
     for (int c = 0; c < kLinkClasses; ++c) {
-        if (which[c]) fits[c] = {values[2 * c], values[2 * c + 1], true};
+        if (!which[c]) continue;
+        const double* v = &values[kPerClass * c];
+        LinkFit fit{v[0], v[1], true, {}};
+        for (size_t i = 0; i < static_cast<size_t>(v[2]); ++i) {
+            fit.points.push_back({static_cast<size_t>(v[3 + 2 * i]), v[4 + 2 * i]});
+        }
+        fits[c] = std::move(fit);
     }
     return MPI_SUCCESS;
 }
@@ -89,22 +152,27 @@ int agree_on_known(MPI_Comm comm, const Topology& topology, LinkFits& fits, bool
     return MPI_SUCCESS;
 }
 
-// Step 2: true when rank 0 found every class the communicator has in the file.
+// Step 2: true when rank 0 found every class the communicator has in the file. may_store (rank 0): whether
+// what was read may be replaced with the measured fits.
 int read_file(MPI_Comm comm, int rank, const Topology& topology, const CalibrationSettings& settings, LinkFits& fits,
-              bool& found) {
+              bool& found, bool& may_store) {
     int ok = 0;
+    may_store = false;
     if (rank == 0 && !settings.file.empty()) {
-        const LoadResult loaded =
-            load_calibration(settings.file, topology.signature, static_cast<int64_t>(std::time(nullptr)),
-                             settings.max_age_s);
+        const LoadResult loaded = load_calibration(settings.file, topology.signature,
+                                                   static_cast<int64_t>(std::time(nullptr)), settings.max_age_s);
         ok = loaded.status == LoadStatus::found;
+        may_store = calibration_file_replaceable(loaded.status);
         for (int c = 0; ok && c < kLinkClasses; ++c) ok = !topology.present[c] || loaded.links[c].measured;
         if (ok) {
             fits = loaded.links;
         } else {
-            std::fprintf(stderr, "libredux: calibration file %s %s; measuring the links\n", settings.file.c_str(),
-                         loaded.status == LoadStatus::found ? "lacks a link class of this layout"
-                                                            : loaded.reason.c_str());
+            std::fprintf(
+                stderr, "libredux: calibration file %s %s; measuring the links%s\n", settings.file.c_str(),
+                loaded.status == LoadStatus::found ? "lacks a link class of this layout" : loaded.reason.c_str(),
+                may_store ? ""
+                          : " and leaving the file as it is (libredux writes only where no file is, or "
+                            "over its own calibration file)");
         }
     }
     if (settings.file.empty()) {
@@ -124,11 +192,11 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
     const double start = MPI_Wtime();
     int rank = 0;
     REDUX_MPI(MPI_Comm_rank(comm, &rank));
-    bool done = false;
+    bool done = false, may_store = false;
     REDUX_MPI(agree_on_known(comm, topology, out.fits, done));
     out.source = "process";
     if (!done) {
-        REDUX_MPI(read_file(comm, rank, topology, settings, out.fits, done));
+        REDUX_MPI(read_file(comm, rank, topology, settings, out.fits, done, may_store));
         out.source = "file";
     }
     if (!done) {
@@ -142,10 +210,10 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
             only[c] = true;
             REDUX_MPI(broadcast_fits(comm, a, only, out.fits));
         }
-        if (rank == 0 && !settings.file.empty()) {
+        if (rank == 0 && !settings.file.empty() && may_store) {
             std::string error;
-            if (!store_calibration(settings.file, {topology.signature, static_cast<int64_t>(std::time(nullptr)), out.fits},
-                                   error)) {
+            if (!store_calibration(settings.file,
+                                   {topology.signature, static_cast<int64_t>(std::time(nullptr)), out.fits}, error)) {
                 std::fprintf(stderr, "libredux: %s\n", error.c_str());
             }
         }

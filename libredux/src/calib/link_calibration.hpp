@@ -12,18 +12,17 @@
 namespace redux {
 
 struct LinkCalibration {
-    LinkFits fits;            // the classes the communicator has; the same on every rank
-    double seconds = 0;       // time this call spent (agreeing, reading, measuring), on this rank
-    std::string source;       // "process", "file" or "measured"
+    LinkFits fits;       // the classes the communicator has; the same on every rank
+    double seconds = 0;  // time this call spent (agreeing, reading, measuring), on this rank
+    std::string source;  // "process", "file" or "measured"
 };
 
 struct CalibrationSettings {
-    std::string file;               // REDUX_CALIBRATION_FILE; empty: none
+    std::string file;                 // REDUX_CALIBRATION_FILE; empty: none
     long long max_age_s = 7 * 86400;  // REDUX_CALIBRATION_MAX_AGE
 };
 
 // Collective over comm (libredux's private duplicate).
-int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSettings& settings,
-                    LinkCalibration& out);
+int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSettings& settings, LinkCalibration& out);
 
 }  // namespace redux

@@ -7,7 +7,7 @@
 // the "same node" class). One MPI_Allgather then gives every rank the (node, package, host hash) of all.
 #include "calib/topology.hpp"
 
-#include "exec/mpi_check.hpp"
+#include "mpi/mpi_check.hpp"
 
 #include <hwloc.h>
 

@@ -6,7 +6,11 @@
 // MPI_Finalize) deletes the state, so nothing is left behind at exit.
 #include "exec/comm_state.hpp"
 
-#include "exec/mpi_check.hpp"
+#include "exec/process_config.hpp"
+#include "mpi/mpi_check.hpp"
+
+#include <atomic>
+#include <cstdio>
 
 #include <mutex>
 
@@ -14,12 +18,14 @@ namespace redux {
 namespace {
 
 int g_state_keyval = MPI_KEYVAL_INVALID;
+std::atomic<size_t> g_live_states{0};
 int g_finalize_keyval = MPI_KEYVAL_INVALID;
 
 int delete_state(MPI_Comm, int, void* attribute, void*) {
     auto* state = static_cast<CommState*>(attribute);
     if (state->comm != MPI_COMM_NULL) MPI_Comm_free(&state->comm);
     delete state;
+    g_live_states.fetch_sub(1, std::memory_order_relaxed);
     return MPI_SUCCESS;
 }
 
@@ -46,7 +52,31 @@ int ensure_keyvals() {
     return keyval_rc;
 }
 
+// Settings seen differently by the ranks (an environment variable exported on some nodes only, a wrapper
+// script setting it on one rank) would have them run different trees and wait for each other forever: every
+// rank takes rank 0's, and rank 0 says once per process which variables differed.
+int agree_on_settings(CommState& state) {
+    state.config = config();
+    SharedSettings agreed = shared_settings(state.config);
+    REDUX_MPI(MPI_Bcast(agreed.value, SharedSettings::kSize, MPI_DOUBLE, 0, state.comm));
+    const unsigned differing = adopt_shared_settings(state.config, agreed);
+    unsigned any_differing = 0;
+    REDUX_MPI(MPI_Allreduce(&differing, &any_differing, 1, MPI_UNSIGNED, MPI_BOR, state.comm));
+    static std::once_flag warned;
+    if (any_differing != 0 && state.rank == 0) {
+        std::call_once(warned, [&] {
+            std::fprintf(stderr,
+                         "libredux: warning: settings differ between the ranks of a communicator (set on some "
+                         "ranks only?): %s; every rank uses rank 0's values\n",
+                         shared_setting_names(any_differing).c_str());
+        });
+    }
+    return MPI_SUCCESS;
+}
+
 }  // namespace
+
+size_t live_comm_states() { return g_live_states.load(std::memory_order_relaxed); }
 
 CommState* find_comm_state(MPI_Comm user_comm) {
     if (ensure_keyvals() != MPI_SUCCESS) return nullptr;
@@ -56,14 +86,23 @@ CommState* find_comm_state(MPI_Comm user_comm) {
     return state;
 }
 
+static int set_up(MPI_Comm user_comm, CommState& fresh) {
+    REDUX_MPI(MPI_Comm_set_errhandler(fresh.comm, MPI_ERRORS_RETURN));
+    REDUX_MPI(MPI_Comm_rank(fresh.comm, &fresh.rank));
+    REDUX_MPI(MPI_Comm_size(fresh.comm, &fresh.size));
+    REDUX_MPI(agree_on_settings(fresh));
+    return MPI_Comm_set_attr(user_comm, g_state_keyval, &fresh);
+}
+
 int create_comm_state(MPI_Comm user_comm, CommState*& state) {
     REDUX_MPI(ensure_keyvals());
     auto fresh = std::make_unique<CommState>();
     REDUX_MPI(MPI_Comm_dup(user_comm, &fresh->comm));
-    REDUX_MPI(MPI_Comm_set_errhandler(fresh->comm, MPI_ERRORS_RETURN));
-    REDUX_MPI(MPI_Comm_rank(fresh->comm, &fresh->rank));
-    REDUX_MPI(MPI_Comm_size(fresh->comm, &fresh->size));
-    REDUX_MPI(MPI_Comm_set_attr(user_comm, g_state_keyval, fresh.get()));
+    if (const int rc = set_up(user_comm, *fresh); rc != MPI_SUCCESS) {
+        MPI_Comm_free(&fresh->comm);  // nothing left behind
+        return rc;
+    }
+    g_live_states.fetch_add(1, std::memory_order_relaxed);
     state = fresh.release();
     return MPI_SUCCESS;
 }

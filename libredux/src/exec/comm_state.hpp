@@ -4,11 +4,11 @@
 
 #include "calib/link_calibration.hpp"
 #include "calib/topology.hpp"
-#include "exec/auto_select.hpp"
-#include "exec/config.hpp"
-#include "exec/element_buffer.hpp"
+#include "core/auto_select.hpp"
+#include "core/config.hpp"
+#include "core/report.hpp"
 #include "exec/executor.hpp"
-#include "exec/report.hpp"
+#include "mpi/element_buffer.hpp"
 #include "plan/planner.hpp"
 
 #include <mpi.h>
@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <vector>
 
 namespace redux {
 
@@ -33,36 +34,45 @@ struct PlanKey {
     int type_size = 0;
     MPI_Datatype datatype = MPI_DATATYPE_NULL;  // predefined only
     bool commutative = true;
-    MPI_Op op = MPI_OP_NULL;  // predefined only
-    Algorithm algorithm = Algorithm::automatic;
-    double transfer_s = -1, compute_s = -1;  // the call's own costs (redux_options); < 0: the library's
+    MPI_Op op = MPI_OP_NULL;                           // predefined only
+    redux_algorithm algorithm = REDUX_ALGORITHM_AUTO;  // resolved: auto or a strategy, never CONFIGURED/NATIVE
+    double transfer_s = -1, compute_s = -1;            // the call's own costs (redux_options); < 0: the library's
+    int limit = 0;                                     // the call's K (redux_options), for the strategies that need one
+    long long segment_bytes = -1;                      // the call's (redux_options); < 0: the library's
 
     auto tie() const {
-        return std::tie(root, count, type_size, datatype, commutative, op, algorithm, transfer_s, compute_s);
+        return std::tie(root, count, type_size, datatype, commutative, op, algorithm, transfer_s, compute_s, limit,
+                        segment_bytes);
     }
     bool operator<(const PlanKey& o) const { return tie() < o.tie(); }
     bool operator==(const PlanKey& o) const { return tie() == o.tie(); }
 };
 
 struct CachedPlan {
-    Costs costs;             // what the plan was made with
+    Costs costs;  // what the plan was made with
     Strategy strategy = Strategy::optimal;
     double predicted_s = 0;  // its predicted makespan
+    int segments = 1;        // pipelined in this many segments
     RankProgram program;
     Workspace workspace;
     AutoSelect auto_select;  // REDUX_ALGORITHM=auto only
     PlanReport report;       // for the decision log
+    // Why the MPI library's reduce would fail on this key if the root passed MPI_IN_PLACE, or null
+    // (core/native_failures.hpp; the same on every rank). auto asks the ranks before trying it (exec/reduce.cpp).
+    const char* native_in_place_failure = nullptr;
+    std::vector<char> in_place_copy;  // the root's data, when such a key runs native with MPI_IN_PLACE
 };
 
 struct CommState {
     MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, errors returned
+    Config config;                  // this process's, with the shared settings agreed on rank 0's
     int rank = 0;
     int size = 1;
     std::map<PlanKey, std::unique_ptr<CachedPlan>> plans;
     std::deque<PlanKey> plan_order;  // oldest first, for eviction
     PlanKey last_key;                // the plan of the previous call: repeated calls skip the map
     CachedPlan* last_plan = nullptr;
-    bool links_known = false;        // topology and links, gathered on the first plan that needs d
+    bool links_known = false;  // topology and links, gathered on the first plan that needs d
     Topology topology;
     LinkCalibration links;
 };
@@ -72,7 +82,13 @@ constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goe
 // The state of `user_comm` if libredux has made one, else null. Cheap: one attribute lookup.
 CommState* find_comm_state(MPI_Comm user_comm);
 
-// Makes the state of `user_comm`: collective over user_comm (it duplicates it).
+// How many communicator states exist in this process (made and not yet freed with their communicator): for
+// tests that check freed communicators leave nothing behind.
+size_t live_comm_states();
+
+// Makes the state of `user_comm`: collective over user_comm (it duplicates it, and agrees on the settings that
+// change what ranks do: rank 0's are used everywhere, with one warning per process naming the variables that
+// differ).
 int create_comm_state(MPI_Comm user_comm, CommState*& state);
 
 }  // namespace redux

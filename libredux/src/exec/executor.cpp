@@ -1,132 +1,198 @@
 // The executor: one rank's part of a planned reduction, with the overlap the model assumes made real.
 //
 // The plan gives this rank a parent, children in fold order (each joining on the left or the right of the
-// accumulated interval) and, for non-commutative plans whose sink is not the root, a final transfer. Here:
-//   1. Receives are posted ahead into free scratch slots, up to recv_window children beyond the one being
-//      folded, so the transfer of the next child's partial result proceeds while the current one is folded.
-//      One receive is in flight at a time, in fold order, as in the model (one port per rank): child k + 1's
-//      receive is posted once child k's has arrived. Posting them all at once would let the children share
-//      the link, and with bandwidth-bound transfers the first partial result would arrive no sooner than the
-//      last, leaving nothing to overlap (measured on the emulated cluster: slower than no overlap at all).
-//      Small (eager) messages are not held back by this: they travel before their receive is posted.
+// accumulated interval) and, for non-commutative plans whose sink is not the root, a final transfer. The vector
+// is reduced in `segments` pieces of whole elements (plan/segments.hpp; one piece unless the plan pipelines):
+// segment j is folded from every child, then sent to the parent while segment j + 1 arrives. Here:
+//   1. The receives form one stream, segment by segment, children in fold order. They are posted ahead into
+//      scratch slots of one segment each, up to recv_window beyond the one being folded, so the next transfer
+//      proceeds while the current one is folded. One child's transfer is in flight at a time, in stream order,
+//      as in the model (one receive port per rank): with several children receive q + 1 is posted once q has
+//      arrived. Posting them all at once would let the children share the link, and with bandwidth-bound
+//      transfers the first partial result would arrive no sooner than the last, leaving nothing to overlap
+//      (measured on the emulated cluster: slower than no overlap at all). Small (eager) messages are not held
+//      back by this: they travel before their receive is posted. A rank with one child (a chain) posts the
+//      window's segments together: they come over one link in order, and a long-latency link's rendezvous
+//      handshakes then overlap instead of costing a round trip per segment.
 //   2. Children are folded strictly in plan order (never arrival order), so every call gives the same bits.
-//      MPI_Reduce_local(in, inout) computes inout = in o inout, so a child joining on the left folds into
-//      the accumulator, and one joining on the right takes the accumulator as its left operand and the
-//      result stays in the child's slot, which becomes the accumulator (no copy). With a commutative op the
-//      accumulator stays put once it is writable. The rank's own data is read in place from sendbuf; it
-//      is copied only when a left join needs it writable.
+//      MPI_Reduce_local(in, inout) computes inout = in o inout, so a child joining on the left folds into the
+//      accumulator, and one joining on the right takes the accumulator as its left operand and the result stays
+//      in the child's slot, which becomes the accumulator (no copy). With a commutative op the accumulator stays
+//      put once it is writable. The rank's own data is read in place from sendbuf; it is copied only when a
+//      left join needs it writable. At the root (not in place, the result its own) the first child of each
+//      segment is received straight into recvbuf, so a commutative reduction ends there without a copy.
 //   3. Open MPI has no progress thread: a transfer advances only inside MPI calls. So a fold applies the op
-//      chunk_bytes at a time and calls MPI_Testsome on the posted receives between chunks (the standard
-//      lets an op be applied to any split of the elements).
-//   4. Waiting is MPI_Test with sched_yield() in between, never a blocking call: with more ranks than cores
-//      a rank that blocks inside an MPI library that busy-polls (Debian's MPICH does) keeps the core from
-//      the rank it waits for. On a dedicated core sched_yield returns at once.
-//   5. The partial result goes to the parent with MPI_Isend; the root accumulates in recvbuf (which also
-//      serves as a receive slot when not in place), and copies there only if operand order left the result
-//      elsewhere. Non-commutative plans whose sink is not the root end with sink -> root.
-// Slots: recv_window receive slots plus one for the accumulator, plus recvbuf at the root.
+//      chunk_bytes at a time and, between chunks, tests the receive in flight (posting the next) and the sends
+//      (the standard lets an op be applied to any split of the elements).
+//   4. Waiting is MPI_Test with sched_yield() in between, never a blocking call: with more ranks than cores a
+//      rank that blocks inside an MPI library that busy-polls (Debian's MPICH does) keeps the core from the
+//      rank it waits for. On a dedicated core sched_yield returns at once.
+//   5. A finished segment goes to the parent with MPI_Isend while the next is folded; at most send_window
+//      sends are outstanding, and a slot holding a partial result being sent is reused only once the send
+//      completed. Non-commutative plans whose sink is not the root send each finished segment from the sink to
+//      the root, which receives it into recvbuf once its own part of that segment has left (in place, recvbuf
+//      holds its input until then).
+// Scratch: recv_window + 2 slots of one segment (receives, accumulator, one partial result being sent); when all
+// are taken, the oldest send is waited for. Every edge carries its segments in order with one tag, so MPI's
+// non-overtaking rule matches them; repeated calls allocate nothing (Workspace).
 #include "exec/executor.hpp"
 
-#include "exec/mpi_check.hpp"
+#include "mpi/mpi_check.hpp"
+#include "plan/segments.hpp"
 
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace redux {
 namespace {
 
 constexpr int kTagPartial = 1;
 constexpr int kTagResult = 2;
+constexpr int kSendWindow = 4;  // outstanding sends of partial results per rank
+constexpr int kNoSlot = -1;     // a buffer that is not a scratch slot: sendbuf or recvbuf
 
 // Polls a while before giving the core away: on a dedicated core a short message arrives within the spin.
 constexpr int kPollsBeforeYield = 200;
 
-int wait_yielding(MPI_Request& request) {
-    for (int polls = 0;; ++polls) {
-        int done = 0;
-        REDUX_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-        if (done) return MPI_SUCCESS;
-        if (polls >= kPollsBeforeYield) sched_yield();
-    }
+// `base` moved by `bytes`, on integers: base may be MPI_BOTTOM (absolute addresses), where pointer arithmetic
+// would leave every object.
+void* at_offset(const void* base, MPI_Aint bytes) {
+    return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(base) + static_cast<uintptr_t>(bytes));
 }
 
 class ProgramRun {
 public:
-    ProgramRun(const RankProgram& program, int rank, const ReduceArgs& args, const ElementLayout& layout, MPI_Comm comm,
-               Workspace& workspace, const ExecKnobs& knobs)
+    ProgramRun(const RankProgram& program, int segments, int rank, const ReduceArgs& args, const ElementLayout& layout,
+               MPI_Comm comm, Workspace& workspace, const ExecKnobs& knobs)
         : program_(program),
+          segments_(std::max(1, std::min(segments, std::max(args.count, 1)))),
+          children_(static_cast<int>(program.children.size())),
           rank_(rank),
           args_(args),
           layout_(layout),
           comm_(comm),
           knobs_(knobs),
-          slot_(workspace.slot),
-          free_(workspace.free_slots),
-          requests_(workspace.requests),
-          child_slot_(workspace.child_slot),
-          indices_(workspace.indices) {
-        const int children = static_cast<int>(program.children.size());
-        window_ = std::max(1, std::min(knobs.recv_window, children));
-        slot_.clear();
-        if (children > 0) slot_ = workspace.ensure(layout, args.count, window_ + 1);
-        if (rank == args.root && !args.in_place) slot_.push_back(args.recvbuf);
-        free_.clear();
-        for (int s = 0; s < static_cast<int>(slot_.size()); ++s) free_.push_back(s);  // recvbuf popped first
-        requests_.assign(static_cast<size_t>(children), MPI_REQUEST_NULL);
-        child_slot_.assign(static_cast<size_t>(children), -1);
-        acc_ = args.in_place ? args.recvbuf : args.sendbuf;
-        acc_writable_ = args.in_place;
+          ws_(workspace) {
+        window_ = std::max(1, std::min(knobs.recv_window, children_ * segments_));
+        root_direct_ = rank == args.root && !args.in_place && program.receive_result_from < 0;
+        const int slots = children_ > 0 ? window_ + 2 : 0;
+        const int most = (args.count + segments_ - 1) / segments_;  // the longest segment
+        ws_.slot.clear();
+        if (slots > 0) ws_.slot = workspace.ensure(layout, std::max(most, 1), slots);
+        ws_.free_slots.clear();
+        for (int s = 0; s < slots; ++s) ws_.free_slots.push_back(s);
+        ws_.requests.assign(static_cast<size_t>(window_ + kSendWindow), MPI_REQUEST_NULL);
+        ws_.child_slot.assign(static_cast<size_t>(window_ + kSendWindow), kNoSlot);
+        ws_.indices.resize(static_cast<size_t>(window_));
+        result_requests_ = program.receive_result_from >= 0 && rank == args.root ? segments_ : 0;
+        ws_.result_requests.assign(static_cast<size_t>(result_requests_), MPI_REQUEST_NULL);
     }
 
     int run() {
-        const int rc = fold_children_and_send();
+        const int rc = reduce_segments();
         if (rc != MPI_SUCCESS) cancel_posted();
         return rc;
     }
 
 private:
-    int fold_children_and_send() {
-        const int children = static_cast<int>(program_.children.size());
-        for (folded_ = 0; folded_ < children; ++folded_) {
-            REDUX_MPI(post_receives());
-            REDUX_MPI(wait_yielding(requests_[folded_]));
-            REDUX_MPI(post_receives());  // the next child's transfer, during this fold
-            REDUX_MPI(fold_child(program_.children[folded_]));
+    // Requests: receives in a ring of window_ entries (stream position q at q % window_), then the sends' ring.
+    MPI_Request& recv_request(int64_t q) { return ws_.requests[static_cast<size_t>(q % window_)]; }
+    int& recv_slot(int64_t q) { return ws_.child_slot[static_cast<size_t>(q % window_)]; }
+    MPI_Request& send_request(int64_t i) { return ws_.requests[static_cast<size_t>(window_ + i % kSendWindow)]; }
+    int& send_slot(int64_t i) { return ws_.child_slot[static_cast<size_t>(window_ + i % kSendWindow)]; }
+
+    int64_t begin(int j) const { return segment_begin(args_.count, segments_, j); }
+    int length(int j) const { return static_cast<int>(begin(j + 1) - begin(j)); }
+    void* segment_of(const void* buffer, int j) const { return at_offset(buffer, begin(j) * layout_.extent); }
+
+    int reduce_segments() {
+        const int64_t stream = static_cast<int64_t>(children_) * segments_;
+        for (int j = 0; j < segments_; ++j) {
+            segment_ = j;
+            acc_ = segment_of(args_.in_place ? args_.recvbuf : args_.sendbuf, j);
+            acc_writable_ = args_.in_place;
+            acc_slot_ = kNoSlot;
+            for (int k = 0; k < children_; ++k, ++folded_) {
+                REDUX_MPI(wait_receive(folded_));
+                REDUX_MPI(fold_child(program_.children[static_cast<size_t>(k)]));
+            }
+            REDUX_MPI(finish_segment(j));
         }
-        if (program_.parent >= 0) REDUX_MPI(send(program_.parent, kTagPartial));
-        if (program_.send_result_to >= 0) REDUX_MPI(send(program_.send_result_to, kTagResult));
-        if (rank_ != args_.root) return MPI_SUCCESS;
-        if (program_.receive_result_from >= 0) {
-            return MPI_Recv(args_.recvbuf, args_.count, args_.datatype, program_.receive_result_from, kTagResult, comm_,
-                            MPI_STATUS_IGNORE);
-        }
-        return copy_elements(acc_, args_.recvbuf, args_.count, args_.datatype, layout_);
+        if (folded_ != stream) return MPI_ERR_INTERN;
+        while (sends_done_ < sends_started_) REDUX_MPI(wait_oldest_send());
+        for (int j = 0; j < result_requests_; ++j)
+            REDUX_MPI(wait_yielding(ws_.result_requests[static_cast<size_t>(j)]));
+        return MPI_SUCCESS;
     }
 
+    int finish_segment(int j) {
+        const int slot = acc_slot_;
+        acc_slot_ = kNoSlot;  // a send or the root's copy takes it over
+        if (program_.parent >= 0) return start_send(program_.parent, kTagPartial, slot);
+        if (program_.send_result_to >= 0) return start_send(program_.send_result_to, kTagResult, slot);
+        if (rank_ != args_.root) return MPI_ERR_INTERN;  // the sink of a plan is the root or sends there
+        void* result = segment_of(args_.recvbuf, j);
+        if (acc_ != result) {
+            REDUX_MPI(copy_elements(acc_, result, length(j), args_.datatype, layout_, ws_.pack_scratch));
+        }
+        release(slot);
+        return MPI_SUCCESS;
+    }
+
+    // Stream position q: segment q / children_, child q % children_.
     int post_receives() {
-        const int children = static_cast<int>(program_.children.size());
-        while (posted_ < children && posted_ - folded_ < window_ && !free_.empty() &&
-               (posted_ == 0 || requests_[posted_ - 1] == MPI_REQUEST_NULL)) {  // one in flight
-            const int s = take_slot();
-            child_slot_[posted_] = s;
-            REDUX_MPI(MPI_Irecv(slot_[s], args_.count, args_.datatype, program_.children[posted_].rank, kTagPartial,
-                                comm_, &requests_[posted_]));
+        const int64_t stream = static_cast<int64_t>(children_) * segments_;
+        while (posted_ < stream && posted_ - folded_ < window_ &&
+               (children_ == 1 || posted_ == folded_ || recv_request(posted_ - 1) == MPI_REQUEST_NULL)) {
+            const int j = static_cast<int>(posted_ / children_);
+            const int k = static_cast<int>(posted_ % children_);
+            void* buffer = nullptr;
+            int slot = kNoSlot;
+            if (root_direct_ && k == 0) {
+                buffer = segment_of(args_.recvbuf, j);
+            } else {
+                if (ws_.free_slots.empty()) return MPI_SUCCESS;  // a send will free one
+                slot = take_slot();
+                buffer = ws_.slot[static_cast<size_t>(slot)];
+            }
+            recv_slot(posted_) = slot;
+            REDUX_MPI(MPI_Irecv(buffer, length(j), args_.datatype, program_.children[static_cast<size_t>(k)].rank,
+                                kTagPartial, comm_, &recv_request(posted_)));
             ++posted_;
         }
         return MPI_SUCCESS;
     }
 
+    int wait_receive(int64_t q) {
+        REDUX_MPI(post_receives());
+        while (posted_ <= q) {  // no slot for it: every free one is held by a partial result being sent
+            if (sends_done_ == sends_started_) return MPI_ERR_INTERN;
+            REDUX_MPI(wait_oldest_send());
+            REDUX_MPI(post_receives());
+        }
+        for (int polls = 0;; ++polls) {
+            int done = 0;
+            REDUX_MPI(MPI_Test(&recv_request(q), &done, MPI_STATUS_IGNORE));
+            if (done) break;
+            REDUX_MPI(test_sends());
+            if (polls >= kPollsBeforeYield) sched_yield();
+        }
+        return post_receives();  // the next transfer, during this fold
+    }
+
     int fold_child(const ChildStep& child) {
-        const int child_s = child_slot_[folded_];
-        void* child_buf = slot_[child_s];
+        const int child_s = recv_slot(folded_);
+        void* child_buf =
+            child_s == kNoSlot ? segment_of(args_.recvbuf, segment_) : ws_.slot[static_cast<size_t>(child_s)];
         if (child.joins_left || (args_.commutative && acc_writable_)) {
             if (!acc_writable_) REDUX_MPI(make_acc_writable());
             REDUX_MPI(apply_op(child_buf, const_cast<void*>(acc_)));  // acc = child o acc
-            free_.push_back(child_s);
+            release(child_s);
         } else {
-            REDUX_MPI(apply_op(acc_, child_buf));  // child slot = acc o child
-            if (acc_slot_ >= 0) free_.push_back(acc_slot_);
+            REDUX_MPI(apply_op(acc_, child_buf));  // child's buffer = acc o child
+            release(acc_slot_);
             acc_ = child_buf;
             acc_slot_ = child_s;
             acc_writable_ = true;
@@ -135,9 +201,14 @@ private:
     }
 
     int make_acc_writable() {
+        while (ws_.free_slots.empty()) {
+            if (sends_done_ == sends_started_) return MPI_ERR_INTERN;
+            REDUX_MPI(wait_oldest_send());
+        }
         const int s = take_slot();
-        REDUX_MPI(copy_elements(acc_, slot_[s], args_.count, args_.datatype, layout_));
-        acc_ = slot_[s];
+        void* copy = ws_.slot[static_cast<size_t>(s)];
+        REDUX_MPI(copy_elements(acc_, copy, length(segment_), args_.datatype, layout_, ws_.pack_scratch));
+        acc_ = copy;
         acc_slot_ = s;
         acc_writable_ = true;
         return MPI_SUCCESS;
@@ -145,67 +216,118 @@ private:
 
     // inout = in o inout, chunk by chunk, letting posted transfers progress between chunks.
     int apply_op(const void* in, void* inout) {
-        const int per_chunk = layout_.extent > 0
-                                  ? static_cast<int>(std::clamp<size_t>(knobs_.chunk_bytes / layout_.extent, 1,
-                                                                        static_cast<size_t>(args_.count)))
-                                  : args_.count;
-        for (int first = 0; first < args_.count; first += per_chunk) {
-            const int n = std::min(per_chunk, args_.count - first);
+        const int count = length(segment_);
+        const int per_chunk =
+            layout_.extent > 0
+                ? static_cast<int>(std::clamp<size_t>(knobs_.chunk_bytes / static_cast<size_t>(layout_.extent), 1,
+                                                      static_cast<size_t>(std::max(count, 1))))
+                : count;
+        for (int first = 0; first < count; first += per_chunk) {
+            const int n = std::min(per_chunk, count - first);
             const MPI_Aint offset = static_cast<MPI_Aint>(first) * layout_.extent;
-            REDUX_MPI(MPI_Reduce_local(static_cast<const char*>(in) + offset, static_cast<char*>(inout) + offset, n,
-                                       args_.datatype, args_.op));
-            if (first + n < args_.count) REDUX_MPI(poll_receives());
+            REDUX_MPI(MPI_Reduce_local(at_offset(in, offset), at_offset(inout, offset), n, args_.datatype, args_.op));
+            if (first + n < count) REDUX_MPI(poll());
         }
         return MPI_SUCCESS;
     }
 
-    int poll_receives() {
-        const int pending = posted_ - (folded_ + 1);
-        if (pending <= 0) return MPI_SUCCESS;
-        int done = 0;
-        indices_.resize(static_cast<size_t>(pending));
-        REDUX_MPI(MPI_Testsome(pending, &requests_[folded_ + 1], &done, indices_.data(), MPI_STATUSES_IGNORE));
-        return done > 0 ? post_receives() : MPI_SUCCESS;
+    // Between chunks of a fold: the receives posted ahead (one in flight at most; the others null), then the
+    // sends.
+    int poll() {
+        if (posted_ > folded_ + 1) {
+            int done = 0;
+            REDUX_MPI(MPI_Testsome(window_, ws_.requests.data(), &done, ws_.indices.data(), MPI_STATUSES_IGNORE));
+            if (done > 0 && done != MPI_UNDEFINED) REDUX_MPI(post_receives());
+        }
+        REDUX_MPI(test_sends());
+        return post_receives();  // a send may have freed the slot the next receive waited for
     }
 
-    int send(int to, int tag) {
-        MPI_Request& request = requests_.emplace_back(MPI_REQUEST_NULL);
-        REDUX_MPI(MPI_Isend(acc_, args_.count, args_.datatype, to, tag, comm_, &request));
-        return wait_yielding(request);
+    int start_send(int to, int tag, int slot) {
+        if (sends_started_ - sends_done_ == kSendWindow) REDUX_MPI(wait_oldest_send());
+        send_slot(sends_started_) = slot;
+        MPI_Request& request = send_request(sends_started_);
+        REDUX_MPI(MPI_Isend(acc_, length(segment_), args_.datatype, to, tag, comm_, &request));
+        ++sends_started_;
+        return segments_ == 1 ? wait_oldest_send() : test_sends();
+    }
+
+    int test_sends() {
+        while (sends_done_ < sends_started_) {
+            int done = 0;
+            REDUX_MPI(MPI_Test(&send_request(sends_done_), &done, MPI_STATUS_IGNORE));
+            if (!done) return MPI_SUCCESS;
+            REDUX_MPI(on_send_done());
+        }
+        return MPI_SUCCESS;
+    }
+
+    int wait_oldest_send() {
+        REDUX_MPI(wait_yielding(send_request(sends_done_)));
+        return on_send_done();
+    }
+
+    // Send i (segment i: each rank sends each segment once) has completed: its slot is free, and a root that
+    // waits for the sink's result may now receive segment i into recvbuf.
+    int on_send_done() {
+        const int64_t i = sends_done_++;
+        release(send_slot(i));
+        send_slot(i) = kNoSlot;
+        if (result_requests_ == 0) return MPI_SUCCESS;
+        const int j = static_cast<int>(i);
+        return MPI_Irecv(segment_of(args_.recvbuf, j), length(j), args_.datatype, program_.receive_result_from,
+                         kTagResult, comm_, &ws_.result_requests[static_cast<size_t>(j)]);
+    }
+
+    int wait_yielding(MPI_Request& request) {
+        for (int polls = 0;; ++polls) {
+            int done = 0;
+            REDUX_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+            if (done) return MPI_SUCCESS;
+            if (polls >= kPollsBeforeYield) sched_yield();
+        }
     }
 
     int take_slot() {
-        const int s = free_.back();
-        free_.pop_back();
+        const int s = ws_.free_slots.back();
+        ws_.free_slots.pop_back();
         return s;
+    }
+
+    void release(int slot) {
+        if (slot != kNoSlot) ws_.free_slots.push_back(slot);
     }
 
     // After an error: nothing this call posted may stay behind.
     void cancel_posted() {
-        for (MPI_Request& request : requests_) {
-            if (request == MPI_REQUEST_NULL) continue;
+        auto cancel = [](MPI_Request& request) {
+            if (request == MPI_REQUEST_NULL) return;
             MPI_Cancel(&request);
             MPI_Wait(&request, MPI_STATUS_IGNORE);
-        }
+        };
+        for (MPI_Request& request : ws_.requests) cancel(request);
+        for (MPI_Request& request : ws_.result_requests) cancel(request);
     }
 
     const RankProgram& program_;
+    const int segments_;
+    const int children_;
     const int rank_;
     const ReduceArgs& args_;
     const ElementLayout& layout_;
     const MPI_Comm comm_;
     const ExecKnobs& knobs_;
-    std::vector<void*>& slot_;            // scratch slots (and recvbuf at the root), by index
-    std::vector<int>& free_;              // indices of free slots
-    std::vector<MPI_Request>& requests_;  // one per child, then the sends
-    std::vector<int>& child_slot_;        // slot receiving each child
-    std::vector<int>& indices_;           // for MPI_Testsome
+    Workspace& ws_;
     int window_ = 1;
+    bool root_direct_ = false;  // the root's first child of each segment lands in recvbuf
+    int result_requests_ = 0;   // the root's receives of the sink's result, one per segment
+    int segment_ = 0;           // being folded
     const void* acc_ = nullptr;
-    int acc_slot_ = -1;
+    int acc_slot_ = kNoSlot;
     bool acc_writable_ = false;
-    int posted_ = 0;
-    int folded_ = 0;
+    int64_t posted_ = 0;  // receives posted, in stream order
+    int64_t folded_ = 0;  // receives folded
+    int64_t sends_started_ = 0, sends_done_ = 0;
 };
 
 }  // namespace
@@ -224,9 +346,9 @@ const std::vector<void*>& Workspace::ensure(const ElementLayout& layout, int cou
     return origins_;
 }
 
-int run_program(const RankProgram& program, int rank, const ReduceArgs& args, const ElementLayout& layout,
+int run_program(const RankProgram& program, int segments, int rank, const ReduceArgs& args, const ElementLayout& layout,
                 MPI_Comm comm, Workspace& workspace, const ExecKnobs& knobs) {
-    return ProgramRun(program, rank, args, layout, comm, workspace, knobs).run();
+    return ProgramRun(program, segments, rank, args, layout, comm, workspace, knobs).run();
 }
 
 }  // namespace redux

@@ -1,7 +1,8 @@
 // The executor: runs one rank's program from a plan (plan/planner.hpp) with nonblocking MPI. See executor.cpp.
 #pragma once
 
-#include "exec/element_buffer.hpp"
+#include "core/config.hpp"
+#include "mpi/element_buffer.hpp"
 #include "plan/planner.hpp"
 
 #include <mpi.h>
@@ -10,12 +11,6 @@
 #include <vector>
 
 namespace redux {
-
-// Knobs a plan request can set (tests force tiny chunks and a single receive buffer).
-struct ExecKnobs {
-    int recv_window = 2;                   // receives posted ahead of the fold (>= 1)
-    size_t chunk_bytes = size_t{1} << 16;  // the op is applied this many bytes at a time, polling in between
-};
 
 // One MPI_Reduce call, resolved: in_place means the root's own contribution is in recvbuf.
 struct ReduceArgs {
@@ -39,9 +34,11 @@ public:
 
     std::vector<void*> slot;
     std::vector<int> free_slots;
-    std::vector<MPI_Request> requests;
-    std::vector<int> child_slot;
-    std::vector<int> indices;
+    std::vector<MPI_Request> requests;         // receives in flight, then sends (rings)
+    std::vector<int> child_slot;               // the slot of each of those requests
+    std::vector<int> indices;                  // for MPI_Testsome
+    std::vector<MPI_Request> result_requests;  // the root's receives of the sink's result, one per segment
+    std::vector<char> pack_scratch;
 
 private:
     std::vector<ElementBuffer> storage_;
@@ -50,9 +47,10 @@ private:
     int count_ = -1;
 };
 
-// Runs `program` for `rank` on `comm` (the private duplicate). Returns an MPI error code; on error every
-// request it posted has been cancelled or completed.
-int run_program(const RankProgram& program, int rank, const ReduceArgs& args, const ElementLayout& layout,
+// Runs `program` for `rank` on `comm` (the private duplicate), the vector cut into `segments` pipelined pieces
+// (plan/segments.hpp; 1: unsegmented). Returns an MPI error code; on error every request it posted has been
+// cancelled or completed.
+int run_program(const RankProgram& program, int segments, int rank, const ReduceArgs& args, const ElementLayout& layout,
                 MPI_Comm comm, Workspace& workspace, const ExecKnobs& knobs);
 
 }  // namespace redux

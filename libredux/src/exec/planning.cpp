@@ -7,14 +7,11 @@
 // maximum over ranks: on oversubscribed or shared nodes that is the noisiest measurement, and rank 0 is as
 // good a sample as any. With REDUX_DEBUG=1 the ranks then compare a hash of the plan they made.
 //
-// Strategy: the one asked for, or with auto the one the model predicts fastest among optimal, Fibonacci and
-// binomial (ties go in that order; Algorithm 1 is optimal in the model, so the others win only ties) and, when
-// the communicator's links fall in several classes (nodes, packages), Slowest-Node-First and the heterogeneous
-// greedy tree, and on several nodes the two-level tree (a tree per node, then one across the node leaders:
-// plan/two_level.cpp), every candidate predicted by the simulator under the per-link costs d_ij of the
-// calibrated classes; the fastest predicted wins, and among equals (within 0.01 %) the one with the fewest
-// transfers between nodes, then the first in that order (up to 1024 ranks; commutative ops only, as those trees require). auto
-// then measures this tree against the MPI library's own reduce (auto_select.hpp) -- on predefined datatypes
+// Which tree, in how many segments: plan/select.cpp decides, from the costs and the ranks' placement gathered
+// here. The segment count is forced by redux_options.segment_bytes or REDUX_SEGMENT_BYTES; otherwise the model
+// chooses it when d is calibrated (it then knows the latency part of d, alpha of the slowest class); with a d
+// given by the call or the environment, one number with no latency part, the vector is not segmented. auto then
+// measures that tree against the MPI library's own reduce (core/auto_select.hpp) -- on predefined datatypes
 // only: derived datatypes always run the planned tree. (Open MPI 4.1's reduce left the root's result unwritten
 // for an absolute-address datatype with recvbuf = MPI_BOTTOM when it followed a planned call of the same
 // key; the cause was not found, and MPI_Reduce on derived datatypes is not where the library's own tuning
@@ -22,47 +19,25 @@
 #include "exec/planning.hpp"
 
 #include "calib/compute_cost.hpp"
-#include "exec/mpi_check.hpp"
+#include "core/native_failures.hpp"
+#include "exec/mpi_identity.h"
+#include "mpi/mpi_check.hpp"
+#include "plan/select.hpp"
 
-#include <array>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <vector>
 #include <utility>
+#include <vector>
 
 namespace redux {
 namespace {
 
-const char* algorithm_name(Algorithm algorithm) {
-    switch (algorithm) {
-        case Algorithm::automatic:
-            return "auto";
-        case Algorithm::optimal:
-            return "optimal";
-        case Algorithm::fibonacci:
-            return "fibonacci";
-        case Algorithm::binomial:
-            return "binomial";
-        case Algorithm::native:
-            return "native";
-        case Algorithm::snf:
-            return "snf";
-        case Algorithm::hetero_greedy:
-            return "hetero-greedy";
-        case Algorithm::two_level:
-            return "two-level";
-    }
-    return "unknown";
-}
-
-double& predicted_slot(PlanReport& report, Strategy strategy) {
-    if (strategy == Strategy::fibonacci) return report.fibonacci_s;
-    if (strategy == Strategy::binomial) return report.binomial_s;
-    if (strategy == Strategy::snf) return report.snf_s;
-    if (strategy == Strategy::hetero_greedy) return report.hetero_greedy_s;
-    if (strategy == Strategy::two_level) return report.two_level_s;
-    return report.optimal_s;
+// The name of what a key asks for: auto or a strategy.
+std::string requested_name(redux_algorithm algorithm) {
+    const std::optional<Strategy> strategy = strategy_of(algorithm);
+    return strategy ? std::string(strategy_name(*strategy)) : std::string("auto");
 }
 
 // d for `bytes`: the slowest link class of the communicator.
@@ -100,7 +75,7 @@ int measure_on_rank_zero(const CommState& state, const void* own_data, int count
 
 int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_Datatype datatype, MPI_Op op,
                const ElementLayout& layout, Costs& costs, PlanReport& report) {
-    const Config& cfg = config();
+    const Config& cfg = state.config;
     const size_t bytes = static_cast<size_t>(key.type_size) * static_cast<size_t>(key.count);
     if (key.transfer_s >= 0) {
         costs.transfer_s = key.transfer_s;
@@ -131,29 +106,51 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
     return MPI_SUCCESS;
 }
 
-// Largest communicator planned with per-link costs: the n x n matrix of d_ij (8 MiB at 1024 ranks).
-constexpr int kMaxHeteroRanks = 1024;
+// The latency part (alpha) of the link class that gives d at `bytes` (transfer_for's).
+double latency_for(const CommState& state, size_t bytes) {
+    double d = -1, alpha = 0;
+    for (int c = 0; c < kLinkClasses; ++c) {
+        if (!state.topology.present[c] || state.links.fits[c].at(bytes) <= d) continue;
+        d = state.links.fits[c].at(bytes);
+        alpha = state.links.fits[c].alpha_s;
+    }
+    return std::max(alpha, 0.0);
+}
 
-// Per-link costs from the calibrated link classes, when the communicator has more than one class (several nodes
-// or packages) and d and c both come from the library's own measurements; null otherwise.
-std::shared_ptr<const HeteroCosts> link_costs_of(const CommState& state, const PlanKey& key, const Costs& costs) {
-    int classes = 0;
-    for (bool present : state.topology.present) classes += present;
-    if (!state.links_known || classes < 2 || state.size > kMaxHeteroRanks || key.transfer_s >= 0 ||
-        config().transfer_s) {
-        return nullptr;
-    }
-    const size_t bytes = static_cast<size_t>(key.type_size) * static_cast<size_t>(key.count);
-    std::array<double, kLinkClasses> d{};
-    for (int c = 0; c < kLinkClasses; ++c) d[c] = state.links.fits[c].at(bytes);
-    const auto n = static_cast<size_t>(state.size);
-    std::vector<double> transfer(n * n, 0.0);
-    for (size_t i = 0; i < n; ++i) {
-        for (size_t j = 0; j < n; ++j) {
-            if (i != j) transfer[i * n + j] = d[static_cast<int>(state.topology.link(static_cast<int>(i), static_cast<int>(j)))];
+// The segment size asked for: the call's, else REDUX_SEGMENT_BYTES (-1: as the model says, 0: unsegmented).
+long long segment_bytes_for(const CommState& state, const PlanKey& key) {
+    return key.segment_bytes >= 0 ? key.segment_bytes : state.config.segment_bytes;
+}
+
+// What plan selection needs to know about the call: placement and per-class d only when d is the library's
+// own calibration (a d given by the call or the environment is one number for every link).
+SelectionInput selection_input(const CommState& state, const PlanKey& key, const Costs& costs) {
+    SelectionInput input;
+    input.ranks = state.size;
+    input.root = key.root;
+    input.commutative = key.commutative;
+    input.costs = costs;
+    input.requested = strategy_of(key.algorithm);
+    input.limit = key.limit;
+    input.elements = std::max(key.count, 1);
+    input.recv_window = state.config.knobs.recv_window;
+    const long long bytes = static_cast<long long>(key.type_size) * key.count;
+    const bool calibrated = state.links_known && key.transfer_s < 0 && !state.config.transfer_s;
+    if (calibrated) {
+        input.place = state.topology.place;
+        for (int c = 0; c < kLinkClasses; ++c) {
+            input.class_transfer_s[c] = state.links.fits[c].at(static_cast<size_t>(bytes));
         }
+        input.latency_s = std::min(latency_for(state, static_cast<size_t>(bytes)), costs.transfer_s);
     }
-    return std::make_shared<const HeteroCosts>(std::vector<double>(n, costs.compute_s), std::move(transfer));
+    const long long segment_bytes = segment_bytes_for(state, key);
+    if (segment_bytes > 0) {
+        input.segments = static_cast<int32_t>(std::clamp((std::max(bytes, 1LL) + segment_bytes - 1) / segment_bytes,
+                                                         1LL, static_cast<long long>(input.elements)));
+    } else if (segment_bytes < 0 && calibrated) {  // the model's count, when it knows the latency part of d
+        input.segments = 0;
+    }
+    return input;
 }
 
 uint64_t plan_hash(const Plan& plan) {
@@ -164,7 +161,11 @@ uint64_t plan_hash(const Plan& plan) {
     };
     for (int32_t p : plan.parent) mix(p);
     for (int32_t c : plan.child_rank) mix(c);
+    for (uint8_t left : plan.child_joins_left) mix(left);  // with the fold order, decides a non-commutative result
     mix(plan.sink);
+    mix(plan.final_transfer);
+    mix(plan.request.root);
+    mix(plan.segments);
     return hash;
 }
 
@@ -183,10 +184,10 @@ int check_same_plan(const CommState& state, const Plan& plan) {
 }  // namespace
 
 void log_plan(const CommState& state, const CachedPlan& plan, const char* what, bool to_file) {
-    const Config& cfg = config();
+    const Config& cfg = state.config;
     if (state.rank != 0) return;
     if (cfg.verbose) std::fprintf(stderr, "%s\n", report_words(plan.report, what).c_str());
-    if (to_file && !cfg.report_path.empty() && !append_line(cfg.report_path, report_json(plan.report))) {
+    if (to_file && !cfg.report_path.empty() && !append_line(cfg.report_path, report_json(plan.report, what))) {
         std::fprintf(stderr, "libredux: cannot append to REDUX_REPORT=%s\n", cfg.report_path.c_str());
     }
 }
@@ -209,82 +210,32 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.count = key.count;
     report.bytes = static_cast<long long>(key.type_size) * key.count;
     report.commutative = key.commutative;
-    report.requested = algorithm_name(key.algorithm);
+    report.requested = requested_name(key.algorithm);
     Costs costs;
     REDUX_MPI(make_costs(state, key, own_data, datatype, op, layout, costs, report));
     report.d_s = costs.transfer_s;
     report.c_s = costs.compute_s;
 
-    // Candidates: the strategy asked for, or with auto the homogeneous three and, on a communicator with several
-    // link classes and a commutative op, Slowest-Node-First and the heterogeneous greedy tree, all predicted
-    // under the per-link costs; the fastest predicted wins (ties in this order).
-    const std::shared_ptr<const HeteroCosts> links = link_costs_of(state, key, costs);
-    const bool several_nodes = state.links_known && state.topology.nodes() > 1;
-    std::vector<int32_t> node_of;
-    if (several_nodes) {
-        for (const RankPlace& place : state.topology.place) node_of.push_back(place.node);
+    Selection selection = select_plan(selection_input(state, key, costs));
+    for (const Candidate& candidate : selection.candidates) {
+        report.predicted_by_strategy_s.emplace_back(strategy_name(candidate.strategy), candidate.predicted_s);
     }
-    std::vector<Strategy> candidates;
-    switch (key.algorithm) {
-        case Algorithm::fibonacci:
-            candidates = {Strategy::fibonacci};
-            break;
-        case Algorithm::binomial:
-            candidates = {Strategy::binomial};
-            break;
-        case Algorithm::snf:  // need per-link costs and a commutative op; else the optimal tree
-            candidates = {links && key.commutative ? Strategy::snf : Strategy::optimal};
-            break;
-        case Algorithm::hetero_greedy:
-            candidates = {links && key.commutative ? Strategy::hetero_greedy : Strategy::optimal};
-            break;
-        case Algorithm::two_level:
-            candidates = {links && key.commutative && several_nodes ? Strategy::two_level : Strategy::optimal};
-            break;
-        case Algorithm::automatic:
-            candidates = {Strategy::optimal, Strategy::fibonacci, Strategy::binomial};
-            if (links && key.commutative) {
-                candidates.push_back(Strategy::hetero_greedy);
-                candidates.push_back(Strategy::snf);
-                if (several_nodes) candidates.push_back(Strategy::two_level);
-            }
-            break;
-        default:
-            candidates = {Strategy::optimal};
-    }
-    // Transfers between nodes: the tie-break (the link classes cannot tell one node's links from another's, so
-    // among trees predicted equally fast the one that crosses nodes least is the safer bet).
-    auto crossings = [&](const Plan& plan) {
-        int count = 0;
-        for (size_t r = 0; several_nodes && r < plan.parent.size(); ++r) {
-            count += plan.parent[r] >= 0 && node_of[r] != node_of[static_cast<size_t>(plan.parent[r])];
-        }
-        return count;
-    };
-    std::optional<Plan> best;
-    int best_crossings = 0;
-    for (Strategy strategy : candidates) {
-        PlanRequest request{state.size, costs, strategy, 0, key.root, key.commutative};
-        request.hetero_costs = links;  // predictions under the per-link costs when there are several classes
-        if (strategy == Strategy::two_level) request.node_of = node_of;
-        Plan plan = make_plan(request);
-        predicted_slot(report, strategy) = plan.makespan_s;
-        const int plan_crossings = crossings(plan);
-        const bool tie = best && std::abs(plan.makespan_s - best->makespan_s) <= 1e-4 * best->makespan_s;
-        if (!best || (!tie && plan.makespan_s < best->makespan_s) || (tie && plan_crossings < best_crossings)) {
-            best_crossings = plan_crossings;
-            best = std::move(plan);
-        }
-    }
-    if (config().debug) REDUX_MPI(check_same_plan(state, *best));
+    report.why = selection.why;
+    const Plan& best = selection.plan;
+    if (state.config.debug) REDUX_MPI(check_same_plan(state, best));
     cached->costs = costs;
-    cached->strategy = best->request.strategy;
-    cached->predicted_s = best->makespan_s;
-    cached->program = program_for(*best, state.rank);
+    cached->strategy = best.request.strategy;
+    cached->predicted_s = best.makespan_s;
+    cached->segments = best.segments;
+    cached->program = program_for(best, state.rank);
+    if (key.algorithm == REDUX_ALGORITHM_AUTO) {
+        cached->native_in_place_failure = known_native_reduce_failure(
+            loaded_mpi_library(), {state.size, key.root, /*in_place=*/true, report.bytes, key.commutative});
+    }
     report.strategy = std::string(strategy_name(cached->strategy));
     report.predicted_s = cached->predicted_s;
-    const bool auto_measures = key.algorithm == Algorithm::automatic && key.datatype != MPI_DATATYPE_NULL;
-    log_plan(state, *cached, "new plan", !auto_measures);  // auto's decision goes to REDUX_REPORT later
+    report.segments = cached->segments;
+    log_plan(state, *cached, "new plan", true);  // and under auto, its decision when the trials are done
 
     if (state.plans.size() >= kMaxCachedPlans) {
         state.plans.erase(state.plan_order.front());

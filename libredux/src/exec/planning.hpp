@@ -14,7 +14,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
              const ElementLayout& layout, CachedPlan*& plan);
 
 // On rank 0: with REDUX_VERBOSE, plan.report in words on stderr ("libredux: <what> ..."); when `to_file`, as a
-// JSON line to REDUX_REPORT.
+// JSON line to REDUX_REPORT (event = what).
 void log_plan(const CommState& state, const CachedPlan& plan, const char* what, bool to_file);
 
 }  // namespace redux

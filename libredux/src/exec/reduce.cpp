@@ -1,83 +1,55 @@
 // redux_reduce: MPI_Reduce's contract on a planned tree.
 //
-// Order of business, cheapest first: outside MPI_Init .. MPI_Finalize, or with REDUX_ALGORITHM=native,
-// straight to PMPI_Reduce; arguments
-// that are wrong or that MPI_Reduce itself must judge (a null communicator, a bad root, count < 0, null
-// handles, MPI_IN_PLACE where it is not allowed, a predefined op on a type it is not defined for) go to
-// PMPI_Reduce before any message is sent, so the user gets the library's own error class through the
-// communicator's error handler; intercommunicators, one-rank communicators and count 0 go there too (there
-// is nothing to plan). Everything else: the communicator's private duplicate, the cached plan for this
-// (root, count, type layout, commutativity, strategy) -- made and cached on first use -- and the executor.
-// An MPI error midway is reported through the user's communicator's error handler.
+// Order of business, cheapest first: under another MPI library than the one libredux was built for
+// (exec/mpi_identity.h: a cached flag after the first call), straight to PMPI_Reduce, before any handle is
+// touched; outside MPI_Init .. MPI_Finalize, with native asked for by the call, or
+// on a communicator whose agreed configuration says native, straight to PMPI_Reduce; arguments that are wrong or that
+// MPI_Reduce itself must judge (a null communicator, a bad root, count < 0, null handles, MPI_IN_PLACE where it is not
+// allowed, a predefined op on a type it is not defined for) go to PMPI_Reduce before any message is sent, so the user
+// gets the library's own error class through the communicator's error handler; intercommunicators, one-rank
+// communicators and count 0 go there too (there is nothing to plan). The first other call on a communicator makes its
+// state, collectively: a private duplicate and the settings every rank agrees on (rank 0's; comm_state.cpp), which can
+// still say native. Everything else: the cached plan for this (root, count, type layout, commutativity, strategy) --
+// made and cached on first use -- and the executor. An MPI error midway is reported through the user's communicator's
+// error handler.
 #include "redux/redux.h"
 
 #include "exec/comm_state.hpp"
-#include "exec/config.hpp"
-#include "exec/mpi_check.hpp"
-#include "exec/op_types.hpp"
+#include "exec/mpi_identity.h"
 #include "exec/planning.hpp"
+#include "exec/raw_call.h"
+#include "mpi/mpi_check.hpp"
+#include "mpi/op_types.hpp"
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <exception>
 #include <new>
+#include <optional>
 #include <utility>
 #include <vector>
 
 namespace redux {
 namespace {
 
-redux_algorithm public_name(Strategy strategy) {
-    switch (strategy) {
-        case Strategy::snf:
-            return REDUX_ALGORITHM_SNF;
-        case Strategy::hetero_greedy:
-            return REDUX_ALGORITHM_HETERO_GREEDY;
-        case Strategy::two_level:
-            return REDUX_ALGORITHM_TWO_LEVEL;
-        case Strategy::fibonacci:
-            return REDUX_ALGORITHM_FIBONACCI;
-        case Strategy::binomial:
-            return REDUX_ALGORITHM_BINOMIAL;
-        default:
-            return REDUX_ALGORITHM_OPTIMAL;
-    }
-}
-
-// The algorithm a call asks for; false when `options` is not valid.
-bool resolve(const redux_options& options, Algorithm& algorithm) {
+// Whether per-call options are valid: a known algorithm, finite costs, a limit for a strategy that needs one.
+bool valid_options(const redux_options& options) {
     for (double cost : {options.transfer_s, options.compute_s}) {
         if (!std::isfinite(cost)) return false;
     }
-    switch (options.algorithm) {
-        case REDUX_ALGORITHM_CONFIGURED:
-            algorithm = config().algorithm;
-            return true;
-        case REDUX_ALGORITHM_AUTO:
-            algorithm = Algorithm::automatic;
-            return true;
-        case REDUX_ALGORITHM_OPTIMAL:
-            algorithm = Algorithm::optimal;
-            return true;
-        case REDUX_ALGORITHM_FIBONACCI:
-            algorithm = Algorithm::fibonacci;
-            return true;
-        case REDUX_ALGORITHM_BINOMIAL:
-            algorithm = Algorithm::binomial;
-            return true;
-        case REDUX_ALGORITHM_NATIVE:
-            algorithm = Algorithm::native;
-            return true;
-        case REDUX_ALGORITHM_SNF:
-            algorithm = Algorithm::snf;
-            return true;
-        case REDUX_ALGORITHM_HETERO_GREEDY:
-            algorithm = Algorithm::hetero_greedy;
-            return true;
-        case REDUX_ALGORITHM_TWO_LEVEL:
-            algorithm = Algorithm::two_level;
-            return true;
-    }
-    return false;
+    // Read as an int: a C caller may pass any number, and loading a C++ enum outside its values is undefined.
+    int a = 0;
+    static_assert(sizeof(a) == sizeof(options.algorithm), "redux_algorithm is an int-sized enum");
+    std::memcpy(&a, &options.algorithm, sizeof a);
+    if (a == REDUX_ALGORITHM_CONFIGURED || a == REDUX_ALGORITHM_AUTO || a == REDUX_ALGORITHM_NATIVE) return true;
+    const std::optional<Strategy> strategy = strategy_from_value(a);
+    return strategy && (!strategy_needs_limit(*strategy) || options.limit >= 1);
+}
+
+// What a call runs, CONFIGURED resolved with the communicator's agreed configuration: auto, native or a strategy.
+redux_algorithm resolve(const redux_options& options, const Config& config) {
+    return options.algorithm == REDUX_ALGORITHM_CONFIGURED ? config.algorithm : options.algorithm;
 }
 
 // True when MPI_Reduce itself should judge or handle the call. Sets rank and size otherwise; `state` is the
@@ -112,27 +84,66 @@ int run_planned(CachedPlan& cached, const void* sendbuf, void* recvbuf, int coun
     args.op = op;
     args.commutative = commutative;
     args.root = root;
-    return run_program(cached.program, state.rank, args, layout, state.comm, cached.workspace, config().knobs);
+    return run_program(cached.program, cached.segments, state.rank, args, layout, state.comm, cached.workspace,
+                       state.config.knobs);
+}
+
+// The MPI library's reduce with the root's MPI_IN_PLACE turned into an ordinary send buffer: a copy of its
+// data in the key's kept buffer (allocated once). Same result, without the library's in-place code.
+int native_from_copy(CachedPlan& cached, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                     const CommState& state, const ElementLayout& layout) {
+    const size_t span = layout.span_bytes(count);
+    if (cached.in_place_copy.size() < span) cached.in_place_copy.resize(span);
+    std::memcpy(cached.in_place_copy.data(), static_cast<char*>(recvbuf) + layout.true_lb, span);
+    return PMPI_Reduce(cached.in_place_copy.data() - layout.true_lb, recvbuf, count, datatype, op, root, state.comm);
 }
 
 // auto: the planned tree or PMPI_Reduce (on the private communicator, so errors come back here), as the
 // key's AutoSelect says; trials are timed after a barrier, and agreements are made when it asks.
+//
+// Where the library's reduce is known to fail with MPI_IN_PLACE at the root (cached.native_in_place_failure,
+// core/native_failures.hpp: the same on every rank), only the root knows whether a call is in place, so the
+// barrier before each trial is an allreduce of "the root passed MPI_IN_PLACE" instead (as much a barrier: no
+// rank leaves before all have come). Once it says yes, auto never tries native on the key again: the planned
+// tree only, and the decision log says why. A key that decided for native before its root ever passed
+// MPI_IN_PLACE (untimed calls agree on nothing) keeps native, and its root hands the library a copy of its
+// data as an ordinary send buffer.
 int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              bool commutative, int root, CommState& state, const ElementLayout& layout, redux_call_info* info) {
     AutoSelect& select = cached.auto_select;
-    const AutoSelect::Step step = select.next();
-    if (step.timed) REDUX_MPI(PMPI_Barrier(state.comm));
+    AutoSelect::Step step = select.next();
+    const bool in_place = state.rank == root && sendbuf == MPI_IN_PLACE;
+    if (step.timed && cached.native_in_place_failure == nullptr) {
+        REDUX_MPI(PMPI_Barrier(state.comm));
+    } else if (step.timed) {
+        int mine = in_place ? 1 : 0, any = 0;
+        REDUX_MPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, state.comm));
+        if (any != 0) {
+            select.exclude_native();
+            cached.report.strategy = std::string(strategy_name(cached.strategy));
+            cached.report.planned_s.reset();
+            cached.report.native_s.reset();
+            cached.report.native_excluded = cached.native_in_place_failure;
+            log_plan(state, cached, "auto decision", true);
+            step = select.next();  // the planned tree, untimed
+        }
+    }
     const double start = MPI_Wtime();
     const bool planned = step.run == AutoSelect::Run::planned;
-    REDUX_MPI(planned ? run_planned(cached, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout)
-                      : PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, state.comm));
+    if (planned) {
+        REDUX_MPI(run_planned(cached, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout));
+    } else if (in_place && cached.native_in_place_failure != nullptr) {
+        REDUX_MPI(native_from_copy(cached, recvbuf, count, datatype, op, root, state, layout));
+    } else {
+        REDUX_MPI(PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, state.comm));
+    }
     select.record(MPI_Wtime() - start);
-    if (info != nullptr && !planned) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0};
+    if (info != nullptr && !planned) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
     if (select.needs_agreement()) {
         const std::vector<double> mine = select.local();
         std::vector<double> agreed(mine.size());
-        REDUX_MPI(MPI_Allreduce(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX,
-                                state.comm));
+        REDUX_MPI(
+            MPI_Allreduce(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, state.comm));
         if (select.agree(agreed)) {
             cached.report.planned_s = select.planned_s();
             cached.report.native_s = select.native_s();
@@ -146,11 +157,10 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
 }
 
 int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                   MPI_Comm comm, CommState* state, int rank, const ElementLayout& layout, Algorithm algorithm,
+                   CommState* state, int rank, const ElementLayout& layout, redux_algorithm algorithm,
                    const redux_options& options, redux_call_info* info) {
     int commutative = 1;
     REDUX_MPI(MPI_Op_commutative(op, &commutative));
-    if (state == nullptr) REDUX_MPI(create_comm_state(comm, state));
 
     const PlanKey key{root,
                       count,
@@ -160,15 +170,21 @@ int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
                       is_predefined(op) ? op : MPI_OP_NULL,
                       algorithm,
                       options.transfer_s < 0 ? -1.0 : options.transfer_s,
-                      options.compute_s < 0 ? -1.0 : options.compute_s};
+                      options.compute_s < 0 ? -1.0 : options.compute_s,
+                      strategy_of(algorithm) && strategy_needs_limit(*strategy_of(algorithm)) ? options.limit : 0,
+                      options.segment_bytes < 0 ? -1 : options.segment_bytes};
     const void* own_data = rank == root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     CachedPlan* cached = nullptr;
     REDUX_MPI(plan_for(*state, key, own_data, datatype, op, layout, cached));
     if (info != nullptr) {
-        *info = {1, public_name(cached->strategy), cached->costs.transfer_s, cached->costs.compute_s,
-                 cached->predicted_s};
+        *info = {1,
+                 public_algorithm(cached->strategy),
+                 cached->costs.transfer_s,
+                 cached->costs.compute_s,
+                 cached->predicted_s,
+                 cached->segments};
     }
-    if (algorithm == Algorithm::automatic && key.datatype != MPI_DATATYPE_NULL) {  // see planning.cpp
+    if (algorithm == REDUX_ALGORITHM_AUTO && key.datatype != MPI_DATATYPE_NULL) {  // see planning.cpp
         return run_auto(*cached, sendbuf, recvbuf, count, datatype, op, commutative != 0, root, *state, layout, info);
     }
     return run_planned(*cached, sendbuf, recvbuf, count, datatype, op, commutative != 0, root, *state, layout);
@@ -182,33 +198,56 @@ extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MP
     using namespace redux;
     static const redux_options kDefaults = REDUX_OPTIONS_INIT;
     const redux_options& opts = options != nullptr ? *options : kDefaults;
-    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0};
+    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
+    if (redux_foreign_mpi()) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     int initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);
     MPI_Finalized(&finalized);
-    Algorithm algorithm = Algorithm::native;
-    if (initialized && !finalized && comm != MPI_COMM_NULL && !resolve(opts, algorithm)) {
+    if (!initialized || finalized) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (comm != MPI_COMM_NULL && !valid_options(opts)) {
         MPI_Comm_call_errhandler(comm, MPI_ERR_ARG);
         return MPI_ERR_ARG;
     }
-    if (!initialized || finalized || algorithm == Algorithm::native) {
+    CommState* state = nullptr;
+    if (opts.algorithm != REDUX_ALGORITHM_NATIVE && comm != MPI_COMM_NULL) state = find_comm_state(comm);
+    if (opts.algorithm == REDUX_ALGORITHM_NATIVE ||
+        (state != nullptr && resolve(opts, state->config) == REDUX_ALGORITHM_NATIVE)) {  // pass-through
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
-    CommState* state = find_comm_state(comm);
     int rank = 0, size = 1;
     ElementLayout layout;
     if (leave_to_library(sendbuf, recvbuf, count, datatype, op, root, comm, state, rank, size) ||
         !op_defined_on(op, datatype) || describe_layout(datatype, layout) != MPI_SUCCESS || !layout.fits(count)) {
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
-    int rc = MPI_ERR_NO_MEM;
-    try {  // nothing may cross the C API; scratch buffers are the only allocation that can fail
-        rc = reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, comm, state, rank, layout, algorithm, opts,
-                            info);
+    if (state == nullptr) {  // the first reduce on this communicator: collective, agrees on the settings
+        const int rc = create_comm_state(comm, state);
+        if (rc != MPI_SUCCESS) {
+            MPI_Comm_call_errhandler(comm, rc);
+            return rc;
+        }
+        if (resolve(opts, state->config) == REDUX_ALGORITHM_NATIVE) {
+            return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+        }
+    }
+    const redux_algorithm algorithm = resolve(opts, state->config);
+    int rc = MPI_ERR_INTERN;
+    try {  // nothing may cross the C API
+        rc = reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, state, rank, layout, algorithm, opts, info);
     } catch (const std::bad_alloc&) {
+        rc = MPI_ERR_NO_MEM;
+    } catch (const std::exception& e) {  // the planner's and simulator's invalid_argument, logic_error, ...
+        std::fprintf(stderr, "libredux: internal error: %s\n", e.what());
+    } catch (...) {
+        std::fprintf(stderr, "libredux: internal error\n");
     }
     if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, rc);
     return rc;
+}
+
+extern "C" int redux_reduce_raw(const void* sendbuf, void* recvbuf, int count, redux_raw_handle datatype,
+                                redux_raw_handle op, int root, redux_raw_handle comm) {
+    return redux_reduce(sendbuf, recvbuf, count, (MPI_Datatype)datatype, (MPI_Op)op, root, (MPI_Comm)comm);
 }
 
 extern "C" int redux_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,

@@ -1,10 +1,20 @@
 /* Interposition: the application's MPI_Reduce becomes redux_reduce. Nothing else lives here.
  * Linked before the MPI library (-lredux) or preloaded (LD_PRELOAD=libredux.so), this definition wins over
  * the library's; redux_reduce calls the library's own as PMPI_Reduce where it should not act.
- * The Fortran bindings are in mpi_reduce_f.c. */
-#include "redux/redux.h"
+ * The Fortran bindings are in mpi_reduce_f.c.
+ *
+ * No <mpi.h> here: the handles are taken as pointer-wide integers (exec/raw_call.h), so that under another MPI than
+ * libredux's (preloaded into a program of the other MPI: exec/mpi_identity.h) the call reaches that library's
+ * own PMPI_Reduce exactly as the program made it, whatever the width of its handles. */
+#include "exec/raw_call.h"
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-               MPI_Comm comm) {
-    return redux_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, redux_raw_handle datatype, redux_raw_handle op, int root,
+               redux_raw_handle comm);
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, redux_raw_handle datatype, redux_raw_handle op, int root,
+                redux_raw_handle comm);
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, redux_raw_handle datatype, redux_raw_handle op, int root,
+               redux_raw_handle comm) {
+    if (redux_foreign_mpi()) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    return redux_reduce_raw(sendbuf, recvbuf, count, datatype, op, root, comm);
 }

@@ -17,10 +17,23 @@
  * All of them are weak references: libredux.so links against either MPI without the other's symbols and
  * without any Fortran library, and at run time those that exist resolve while the others stay null. As in both
  * MPIs' own bindings, MPI_IN_PLACE is recognised in sendbuf, MPI_BOTTOM in both buffers.
+ *
+ * Under another MPI than libredux's (preloaded into a program of the other MPI: exec/mpi_identity.h) none of
+ * that may be done -- MPI_*_f2c would give the other MPI's handles, and C's MPI_IN_PLACE is not libredux's --
+ * so the call goes, untouched, to the same Fortran symbol of the library that libredux's definition hides:
+ * the next definition after libredux.so in the dynamic linker's search order (dlsym(RTLD_NEXT, name)). MPICH
+ * has no pmpi_reduce_ to call instead, and its mpi_reduce_ calls the C MPI_Reduce, which passes it on too.
  */
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include "redux/redux.h"
 
+#include "exec/mpi_identity.h"
+
+#include <dlfcn.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define REDUX_WEAK __attribute__((weak))
 
@@ -61,8 +74,28 @@ static void *c_buffer(void *buffer, int in_place_allowed) {
     return buffer;
 }
 
-static void reduce_f(void *sendbuf, void *recvbuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op,
-                     const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr) {
+typedef void (*fortran_reduce)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+/* The MPI library's own `name` (one of the four spellings below), which libredux's definition hides. */
+static fortran_reduce library_reduce_f(const char *name, fortran_reduce *cached) {
+    fortran_reduce found = __atomic_load_n(cached, __ATOMIC_RELAXED);
+    if (found != NULL) return found;
+    void *symbol = dlsym(RTLD_NEXT, name);
+    memcpy(&found, &symbol, sizeof found); /* POSIX: a function's address comes back as a void * */
+    if (found == NULL) {
+        fprintf(stderr, "libredux: the MPI library has no %s of its own to pass MPI_REDUCE to\n", name);
+        abort();
+    }
+    __atomic_store_n(cached, found, __ATOMIC_RELAXED);
+    return found;
+}
+
+static void reduce_f(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                     MPI_Fint *comm, MPI_Fint *ierr, const char *name, fortran_reduce *cached) {
+    if (redux_foreign_mpi()) { /* before any handle, constant or f2c of libredux's MPI */
+        library_reduce_f(name, cached)(sendbuf, recvbuf, count, datatype, op, root, comm, ierr);
+        return;
+    }
     if (&MPIR_F_NeedInit != NULL && MPIR_F_NeedInit && mpirinitf_ != NULL) {
         mpirinitf_();
         MPIR_F_NeedInit = 0;
@@ -73,20 +106,24 @@ static void reduce_f(void *sendbuf, void *recvbuf, const MPI_Fint *count, const 
 
 void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                  MPI_Fint *comm, MPI_Fint *ierr) {
-    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr);
+    static fortran_reduce library;
+    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr, "mpi_reduce_", &library);
 }
 
 void mpi_reduce__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                   MPI_Fint *comm, MPI_Fint *ierr) {
-    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr);
+    static fortran_reduce library;
+    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr, "mpi_reduce__", &library);
 }
 
 void mpi_reduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                 MPI_Fint *comm, MPI_Fint *ierr) {
-    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr);
+    static fortran_reduce library;
+    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr, "mpi_reduce", &library);
 }
 
 void MPI_REDUCE(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                 MPI_Fint *comm, MPI_Fint *ierr) {
-    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr);
+    static fortran_reduce library;
+    reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr, "MPI_REDUCE", &library);
 }

@@ -112,25 +112,36 @@ HeteroCosts from_json(const json& doc) {
     return {std::move(c), std::move(d)};
 }
 
-}  // namespace
-
-HeteroCosts parse_cost_json(std::string_view text) {
-    json doc;
+json parse(std::string_view text) {
     try {
-        doc = json::parse(text.begin(), text.end());
+        return json::parse(text.begin(), text.end());
     } catch (const json::exception& e) {
         throw CostFileError(std::string("not valid JSON: ") + e.what());
     }
-    return from_json(doc);
 }
 
-HeteroCosts read_cost_file(const std::string& path) {
+std::string read_text(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw CostFileError("cannot open " + path);
     std::ostringstream text;
     text << in.rdbuf();
     if (in.bad()) throw CostFileError("cannot read " + path);
-    return parse_cost_json(text.str());
+    return text.str();
+}
+
+}  // namespace
+
+HeteroCosts parse_cost_json(std::string_view text) { return from_json(parse(text)); }
+
+HeteroCosts read_cost_file(const std::string& path) { return parse_cost_json(read_text(path)); }
+
+std::vector<int32_t> read_cost_file_classes(const std::string& path) {
+    const json doc = parse(read_text(path));
+    std::vector<int32_t> class_of;
+    if (doc.is_object() && doc.contains("class_of")) {
+        for (const json& k : doc["class_of"]) class_of.push_back(static_cast<int32_t>(k.get<int64_t>()));
+    }
+    return class_of;
 }
 
 }  // namespace redux

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace redux {
 
@@ -26,5 +27,8 @@ public:
 
 HeteroCosts parse_cost_json(std::string_view text);
 HeteroCosts read_cost_file(const std::string& path);
+// The file's "class_of" (per-link-class form), read as the node of every rank (the two-level tree needs it);
+// empty in the per-pair form. Call after read_cost_file has accepted the file.
+std::vector<int32_t> read_cost_file_classes(const std::string& path);
 
 }  // namespace redux

@@ -22,7 +22,50 @@ LinkClass link_class(const RankPlace& a, const RankPlace& b) {
     return LinkClass::same_node;
 }
 
+double LinkFit::at(size_t bytes) const {
+    const double x = static_cast<double>(bytes);
+    if (points.empty()) return alpha_s + beta_s_per_byte * x;
+    if (bytes <= points.front().bytes) return alpha_s;
+    const PingSample& last = points.back();
+    if (bytes >= last.bytes) return last.one_way_s + beta_s_per_byte * (x - static_cast<double>(last.bytes));
+    // The segment [left, right] that holds `bytes`: right is the first point above it.
+    const auto right = std::upper_bound(points.begin(), points.end(), bytes,
+                                        [](size_t b, const PingSample& p) { return b < p.bytes; });
+    const PingSample& left = *(right - 1);
+    const double share = (x - static_cast<double>(left.bytes)) /
+                         static_cast<double>(right->bytes - left.bytes);  // 0 at left, 1 at right
+    return left.one_way_s + share * (right->one_way_s - left.one_way_s);
+}
+
 LinkFit fit_link(const std::vector<PingSample>& samples) {
+    LinkFit fit;
+    if (samples.empty()) return fit;
+    fit.measured = true;
+    std::vector<PingSample> sorted = samples;
+    std::sort(sorted.begin(), sorted.end(), [](const PingSample& a, const PingSample& b) {
+        return a.bytes != b.bytes ? a.bytes < b.bytes : a.one_way_s < b.one_way_s;
+    });
+    for (const PingSample& s : sorted) {  // the fastest per size comes first
+        if (fit.points.empty() || fit.points.back().bytes != s.bytes) fit.points.push_back(s);
+    }
+    if (fit.points.size() > kMaxLinkPoints) {  // the smallest and the largest ones
+        fit.points.erase(fit.points.begin() + 1, fit.points.end() - static_cast<std::ptrdiff_t>(kMaxLinkPoints - 1));
+    }
+    std::vector<PingSample>& points = fit.points;
+    points.back().one_way_s = std::max(0.0, points.back().one_way_s);
+    for (size_t i = points.size() - 1; i-- > 0;) {
+        points[i].one_way_s = std::clamp(points[i].one_way_s, 0.0, points[i + 1].one_way_s);
+    }
+    fit.alpha_s = points.front().one_way_s;
+    if (points.size() >= 2) {
+        const PingSample& a = points[points.size() - 2];
+        const PingSample& b = points.back();
+        fit.beta_s_per_byte = (b.one_way_s - a.one_way_s) / static_cast<double>(b.bytes - a.bytes);
+    }
+    return fit;
+}
+
+LinkFit fit_line(const std::vector<PingSample>& samples) {
     LinkFit fit;
     if (samples.empty()) return fit;
     fit.measured = true;

@@ -1,10 +1,16 @@
-// Transfer costs per link class: d(bytes) = alpha + beta * bytes, fitted from ping-pong samples.
+// Transfer costs per link class: d(bytes), piecewise linear through measured ping-pong times.
 //
 // Ranks are placed on nodes (hosts sharing memory) and, within a node, on packages (sockets). A pair of ranks
 // is in one of three link classes: same package, same node but another package (or a package that cannot be
 // told, for ranks not bound to one), other node. Calibration (libredux/src/calib) measures a few pairs per
-// class and fits this model; the planner reads d for a message size from it. Value types and pure functions
-// only: no MPI, no clock.
+// class at a few sizes from 8 B to a few MiB; the planner reads d for a message size from the fit (at()). Value
+// types and pure functions only: no MPI, no clock.
+//
+// Why points and not one line: a line through 8 B .. 256 KiB does not extrapolate. Over TCP the middle sizes
+// still pay for the window opening (on 1 Gbit/s links, 256 KiB took 8.7 ms where the line through 1 .. 64 MiB
+// gives 6.5 ms), so the slope of such a line was 2.5x the link's and a 4 MiB transfer was planned at 2.4x its
+// time. Measuring up to 4 MiB (and on fast links 16 MiB, past the caches) and following the measured curve
+// holds from 8 B to 64 MiB instead.
 #pragma once
 
 #include <array>
@@ -29,24 +35,40 @@ struct RankPlace {
 
 LinkClass link_class(const RankPlace& a, const RankPlace& b);
 
-struct LinkFit {
-    double alpha_s = 0;          // latency: the cost of an empty message
-    double beta_s_per_byte = 0;  // inverse bandwidth
-    bool measured = false;
-
-    double at(size_t bytes) const { return alpha_s + beta_s_per_byte * static_cast<double>(bytes); }
-};
-
-using LinkFits = std::array<LinkFit, kLinkClasses>;
-
 struct PingSample {
     size_t bytes = 0;
     double one_way_s = 0;  // half a round trip
 };
 
+// The most points a fit keeps (calibration measures 5 sizes; the file and the broadcast hold at most this many).
+constexpr size_t kMaxLinkPoints = 32;
+
+// d(bytes) for one link class. With points (what calibration makes): the piecewise-linear curve through them,
+// alpha below the first, and beyond the last its time plus beta per byte. Without points: the line
+// alpha + beta * bytes (a fit given as two numbers, and fit_line's).
+struct LinkFit {
+    double alpha_s = 0;          // latency, the part of d that does not grow with the bytes: d at 0 bytes
+    double beta_s_per_byte = 0;  // the large-message slope: seconds per byte beyond the largest size measured
+    bool measured = false;
+    std::vector<PingSample> points;  // sizes strictly increasing, times non-decreasing; empty: the line
+
+    double at(size_t bytes) const;
+};
+
+using LinkFits = std::array<LinkFit, kLinkClasses>;
+
+// The link model from ping-pong samples, any number per size in any order. Per size the fastest sample is kept
+// (on a shared machine scheduling delays and interrupts only add time), then a time above that of a larger
+// size is lowered to it (d does not fall with the bytes; the larger size's time bounds the smaller one's, and
+// the noise is in the slower). alpha is the time of the smallest size (8 bytes on every link cost no more
+// than 0 bytes, within the noise), beta the slope between the two largest sizes (0 with one size). Of more
+// than kMaxLinkPoints sizes, the smallest and the largest kMaxLinkPoints - 1 are kept. Fitting a fit's own
+// points gives the same fit. No samples: an unmeasured fit.
+LinkFit fit_link(const std::vector<PingSample>& samples);
+
 // Least-squares line through the samples, with alpha and beta clamped at 0 (a negative intercept from noise
 // means "latency too small to see"; the slope is refitted through the origin then). One distinct size gives
-// alpha = its mean time and beta = 0. No samples: an unmeasured fit.
-LinkFit fit_link(const std::vector<PingSample>& samples);
+// alpha = its mean time and beta = 0. No samples: an unmeasured fit. No points: at() is the line.
+LinkFit fit_line(const std::vector<PingSample>& samples);
 
 }  // namespace redux

@@ -1,18 +1,15 @@
-// The planner: request -> tree (greedy.cpp, transfers_limited.cpp) -> fold order and Proposition 3 times
-// (schedule.cpp) -> ranks (layout.cpp) -> prediction (simulator.cpp). No MPI.
+// The planner: request -> tree (builders.cpp) -> fold order and Proposition 3 times
+// (schedule.cpp) -> ranks (layout.cpp) -> prediction (simulator.cpp) -> segments (segments.cpp). No MPI.
 // The heterogeneous strategies (snf.cpp, hetero_greedy.cpp) build their tree over the ranks themselves, ending
 // on the root; their fold order is the order in which the simulator sees the children arrive.
 #include "plan/planner.hpp"
 
 #include "plan/bounds.hpp"
-#include "plan/greedy.hpp"
-#include "plan/hetero_greedy.hpp"
+#include "plan/builders.hpp"
 #include "plan/layout.hpp"
 #include "plan/schedule.hpp"
+#include "plan/segments.hpp"
 #include "plan/simulator.hpp"
-#include "plan/snf.hpp"
-#include "plan/two_level.hpp"
-#include "plan/transfers_limited.hpp"
 
 #include <algorithm>
 #include <array>
@@ -22,47 +19,9 @@
 namespace redux {
 namespace {
 
-constexpr std::array<std::pair<Strategy, std::string_view>, 8> kStrategyNames{{
-    {Strategy::optimal, "optimal"},
-    {Strategy::fibonacci, "fibonacci"},
-    {Strategy::binomial, "binomial"},
-    {Strategy::transfers_limited, "transfers-limited"},
-    {Strategy::reducers_limited, "reducers-limited"},
-    {Strategy::snf, "snf"},
-    {Strategy::hetero_greedy, "hetero-greedy"},
-    {Strategy::two_level, "two-level"},
-}};
-
-Tree build_tree(const PlanRequest& r) {
-    switch (r.strategy) {
-        case Strategy::optimal:
-            return optimal_tree(r.ranks, r.costs);
-        case Strategy::fibonacci:
-            return fibonacci_strategy_tree(r.ranks, r.costs);
-        case Strategy::binomial:
-            return binomial_strategy_tree(r.ranks, r.costs);
-        case Strategy::transfers_limited:
-            return transfers_limited_tree(r.ranks, r.costs, r.limit);
-        case Strategy::reducers_limited:
-            return reducers_limited_tree(r.ranks, r.costs, r.limit);
-        case Strategy::snf:
-        case Strategy::hetero_greedy:
-        case Strategy::two_level:
-            break;
-    }
-    throw std::invalid_argument("build_tree: not a homogeneous strategy");
-}
-
-RankTree build_rank_tree(const PlanRequest& r) {
-    if (r.strategy == Strategy::snf) return snf_tree(*r.hetero_costs, r.root);
-    if (r.strategy == Strategy::two_level) return two_level_tree(*r.hetero_costs, r.node_of, r.root);
-    return hetero_greedy_tree(*r.hetero_costs, r.root, r.model);
-}
-
 // The homogeneous strategies: a tree over abstract nodes, laid out on ranks (Section 4.1).
-void plan_from_layout(const PlanRequest& request, Plan& plan) {
+void plan_from_layout(const PlanRequest& request, const Tree& tree, Plan& plan) {
     const int32_t n = request.ranks;
-    const Tree tree = build_tree(request);
     const TreeSchedule schedule = earliest_schedule(tree, request.costs);
     const Layout layout = lay_out(tree.parent, schedule.fold, request.root, request.commutative);
 
@@ -117,27 +76,24 @@ double final_transfer_s(const Plan& plan) {
 
 bool valid_cost(double s) { return std::isfinite(s) && s >= 0; }
 
+// The segment count: the request's (at most one per element) or the model's choice; the predictions for it.
+void segment(Plan& plan) {
+    const PlanRequest& request = plan.request;
+    plan.unsegmented_makespan_s = plan.makespan_s;
+    SegmentTimes times{plan.tree_makespan_s, plan.makespan_s};
+    if (request.segments == 0) {
+        const SegmentChoice choice = choose_segments(plan);
+        plan.segments = choice.segments;
+        times = choice.times;
+    } else {
+        plan.segments = static_cast<int32_t>(std::min<int64_t>(request.segments, request.elements));
+        times = predict_segments(plan, plan.segments);
+    }
+    plan.tree_makespan_s = times.tree_makespan_s;
+    plan.makespan_s = times.makespan_s;
+}
+
 }  // namespace
-
-std::string_view strategy_name(Strategy s) {
-    for (const auto& [strategy, name] : kStrategyNames) {
-        if (strategy == s) return name;
-    }
-    return "unknown";
-}
-
-std::optional<Strategy> parse_strategy(std::string_view name) {
-    for (const auto& [strategy, known] : kStrategyNames) {
-        if (known == name) return strategy;
-    }
-    return std::nullopt;
-}
-
-bool strategy_needs_limit(Strategy s) { return s == Strategy::transfers_limited || s == Strategy::reducers_limited; }
-
-bool strategy_needs_hetero_costs(Strategy s) {
-    return s == Strategy::snf || s == Strategy::hetero_greedy || s == Strategy::two_level;
-}
 
 std::string validate(const PlanRequest& r) {
     if (r.ranks < 1) return "ranks must be at least 1";
@@ -151,6 +107,13 @@ std::string validate(const PlanRequest& r) {
         if (r.hetero_costs->size() != r.ranks) return "the heterogeneous costs are for another number of ranks";
         if (std::string problem = r.hetero_costs->validate(); !problem.empty()) return problem;
     }
+    if (r.elements < 1) return "elements must be at least 1";
+    if (!valid_cost(r.latency_s) || r.latency_s > r.costs.transfer_s) {
+        return "latency must be a finite number of seconds in [0, d]";
+    }
+    if (r.segments < 0) return "segments must be at least 0 (0: as the model predicts fastest)";
+    if (r.segments > 1 && r.model != TransferModel::overlap) return "segments > 1 need the overlap model";
+    if (r.recv_window < 1) return "the receive window must be at least 1";
     if (strategy_needs_hetero_costs(r.strategy)) {
         const std::string name(strategy_name(r.strategy));
         if (!r.hetero_costs) return "strategy " + name + " needs heterogeneous costs (per rank and per link)";
@@ -167,14 +130,15 @@ Plan make_plan(const PlanRequest& request) {
     const int32_t n = request.ranks;
     Plan plan;
     plan.request = request;
-    const bool rank_tree = strategy_needs_hetero_costs(request.strategy);
+    BuiltTree built = build_tree(request);
+    const bool rank_tree = std::holds_alternative<RankTree>(built);
     if (rank_tree) {
-        RankTree tree = build_rank_tree(request);
+        RankTree& tree = std::get<RankTree>(built);
         plan.parent = std::move(tree.parent);
         plan.sink = tree.sink;
         plan.builder_makespan_s = tree.builder_makespan_s;
     } else {
-        plan_from_layout(request, plan);
+        plan_from_layout(request, std::get<Tree>(built), plan);
     }
 
     UniformCosts uniform(request.costs);
@@ -193,6 +157,7 @@ Plan make_plan(const PlanRequest& request) {
     const Costs slowest = hetero ? Costs{hetero->max_transfer_s(), hetero->max_compute_s()} : request.costs;
     plan.lower_bound_s = lower_bound_s(n, fastest);
     plan.upper_bound_s = upper_bound_s(n, slowest);
+    segment(plan);
     return plan;
 }
 

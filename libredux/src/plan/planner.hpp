@@ -1,13 +1,15 @@
 // The planner's front door: a plan request in, a plan (per-rank programs plus predictions) out. No MPI.
 //
-// make_plan() builds the tree of the requested strategy over abstract nodes, sets transfer times by
+// make_plan() builds the tree of the requested strategy (plan/builders.cpp) over abstract nodes, sets transfer times by
 // Proposition 3 (or keeps Algorithm 2's), lays the tree out on ranks (layout.hpp: the sink on the MPI root
 // for commutative operators; contiguous rank intervals for non-commutative ones), and predicts the makespan
-// with the model simulator.
+// with the model simulator, then, for a vector cut into segments, with the segmented model (segments.hpp),
+// choosing the segment count when the request leaves it to the model.
 #pragma once
 
 #include "model/costs.hpp"
 #include "model/hetero_costs.hpp"
+#include "plan/strategy.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -17,25 +19,6 @@
 #include <vector>
 
 namespace redux {
-
-enum class Strategy {
-    optimal,            // Algorithm 1 with the real (d, c)
-    fibonacci,          // Algorithm 1 with d = c (Section 7.3), evaluated under the real costs
-    binomial,           // Algorithm 1 with min(d, c) = 0 (Section 7.3), evaluated under the real costs
-    transfers_limited,  // Algorithm 2: at most `limit` concurrent transfers
-    reducers_limited,   // Algorithm 3: at most `limit` ranks perform reductions
-    snf,                // Slowest-Node-First of Liu & Wang (snf.hpp); needs heterogeneous costs
-    hetero_greedy,      // Algorithm 1 generalised to c_i and d_ij (hetero_greedy.hpp); needs heterogeneous costs
-    two_level,          // Algorithm 1 inside each node, then across node leaders (two_level.hpp); needs
-                        // heterogeneous costs and node_of
-};
-
-std::string_view strategy_name(Strategy s);
-std::optional<Strategy> parse_strategy(std::string_view name);
-bool strategy_needs_limit(Strategy s);
-// snf and hetero_greedy build their tree from per-rank and per-link costs, over the ranks themselves (no
-// relabelling), so they need PlanRequest::hetero_costs and a commutative operator.
-bool strategy_needs_hetero_costs(Strategy s);
 
 struct PlanRequest {
     int32_t ranks = 1;
@@ -49,8 +32,17 @@ struct PlanRequest {
     // plan with `costs` (redux-plan sets it to hetero_costs->mean_costs()). Shared, so a request stays cheap to
     // copy.
     std::shared_ptr<const HeteroCosts> hetero_costs = nullptr;
-    std::vector<int32_t> node_of{};  // two_level: the node of every rank
+    std::vector<int32_t> node_of{};                // two_level: the node of every rank
     TransferModel model = TransferModel::overlap;  // the model the simulator predicts (and hetero_greedy plans) with
+    // Segmentation (plan/segments.hpp): the vector is cut into `segments` pieces of whole elements, each reduced
+    // along the same tree, pipelined. costs.transfer_s is d for the whole vector; latency_s the part of it that
+    // does not grow with the bytes (alpha of d = alpha + beta x bytes), so a segment of e of the `elements`
+    // costs latency_s + (transfer_s - latency_s) e / elements to move and compute_s e / elements to fold.
+    // The model is in plan/segments.cpp. Several segments need TransferModel::overlap.
+    int64_t elements = 1;     // the vector's element count (>= 1)
+    double latency_s = 0;     // 0 <= latency_s <= costs.transfer_s
+    int32_t segments = 1;     // >= 1: that many (at most `elements`); 0: the count the model predicts fastest
+    int32_t recv_window = 2;  // receives a rank posts ahead, scratch slots of one segment (the executor's knob, >= 1)
 };
 
 // Returns an empty string when the request is valid, otherwise a message naming the bad field.
@@ -73,6 +65,10 @@ struct RankProgram {
 
 struct Plan {
     PlanRequest request;
+    // The vector is reduced in this many segments (plan/segments.hpp), >= 1: the request's count, at most
+    // `elements`, or the one the model predicts fastest. tree_makespan_s and makespan_s are predicted for it; the
+    // per-rank times (ready_s, send_start_s, arrive_s) are those of the whole vector in one piece.
+    int32_t segments = 1;
     std::vector<int32_t> parent;  // by rank; -1 for the sink
     int32_t sink = 0;             // rank that ends the tree with the result
     bool final_transfer = false;  // sink != root: one more transfer of d, counted in makespan_s
@@ -84,12 +80,14 @@ struct Plan {
     std::vector<double> release_s;  // by rank, earliest send time; empty unless the strategy fixes them
     std::vector<double> ready_s;    // by rank, predicted by the simulator
     std::vector<double> send_start_s;
-    std::vector<double> arrive_s;   // by rank: the transfer to the parent ends (-1 for the sink)
-    double tree_makespan_s = 0;     // sink ready, as the simulator predicts
-    double makespan_s = 0;          // tree_makespan_s plus the final transfer when there is one
-    double builder_makespan_s = 0;  // the builder's own prediction under the costs it planned with
-    double lower_bound_s = 0;       // Lemma 5 for the optimum of this n, d, c (every cost at its minimum)
-    double upper_bound_s = 0;       // Proposition 6 (every cost at its maximum)
+    std::vector<double> arrive_s;       // by rank: the transfer to the parent ends (-1 for the sink)
+    double tree_makespan_s = 0;         // sink ready (its last segment), as the simulator predicts
+    double makespan_s = 0;              // the result complete on the root: after the final transfer when there is one
+    double unsegmented_makespan_s = 0;  // makespan_s of the same tree with the vector in one piece
+    double builder_makespan_s = 0;      // the builder's own prediction under the costs it planned with
+    // Bounds on the optimum of unsegmented reductions (a segmented plan may end below lower_bound_s).
+    double lower_bound_s = 0;  // Lemma 5 for the optimum of this n, d, c (every cost at its minimum)
+    double upper_bound_s = 0;  // Proposition 6 (every cost at its maximum)
 };
 
 // Throws std::invalid_argument when validate(request) is not empty.

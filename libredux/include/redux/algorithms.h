@@ -1,0 +1,47 @@
+/* libredux's algorithms: the trees it can plan, declared once, and the public enum made from them.
+ *
+ * No MPI here: the planner, the configuration parser and the tools include this header without <mpi.h>.
+ *
+ * REDUX_STRATEGIES(X) lists every tree strategy, one X(ENUM, name, "text", value, needs) each:
+ *   ENUM    its enumerator is REDUX_ALGORITHM_<ENUM>
+ *   name    its C++ name (redux::Strategy::name); its builder is redux::build_<name> (plan/builders.cpp)
+ *   "text"  its name for people: REDUX_ALGORITHM, reports, redux-plan --strategy, mpi_bench --algorithms
+ *   value   its redux_algorithm value, never reused
+ *   needs   when it applies:
+ *             always      any communicator, any op
+ *             link_costs  calibrated per-link costs of several link classes (nodes, packages) and a
+ *                         commutative op; elsewhere the library plans the optimal tree instead
+ *             nodes       link_costs, on several nodes
+ *             limit       a bound K (redux_options.limit, redux-plan --limit); not a REDUX_ALGORITHM value
+ * auto weighs every strategy that applies and needs no limit. Adding a strategy: one line here, its builder,
+ * its tests.
+ */
+#ifndef REDUX_ALGORITHMS_H
+#define REDUX_ALGORITHMS_H
+
+/* clang-format off */
+#define REDUX_STRATEGIES(X)                                                                   \
+    X(OPTIMAL,           optimal,           "optimal",           2,  always)     /* Algorithm 1 of Canon & Antoniu */ \
+    X(FIBONACCI,         fibonacci,         "fibonacci",         3,  always)     /* Algorithm 1 with d = c */         \
+    X(BINOMIAL,          binomial,          "binomial",          4,  always)     /* Algorithm 1 with min(d, c) = 0 */ \
+    X(SNF,               snf,               "snf",               6,  link_costs) /* Slowest-Node-First, Liu & Wang */ \
+    X(HETERO_GREEDY,     hetero_greedy,     "hetero-greedy",     7,  link_costs) /* Algorithm 1 on per-link costs */  \
+    X(TWO_LEVEL,         two_level,         "two-level",         8,  nodes)      /* Algorithm 1 per node, then across */ \
+    X(TRANSFERS_LIMITED, transfers_limited, "transfers-limited", 9,  limit)      /* Algorithm 2: <= K transfers */    \
+    X(REDUCERS_LIMITED,  reducers_limited,  "reducers-limited",  10, limit)      /* Algorithm 3: <= K reducers */     \
+    X(CHAIN,             chain,             "chain",             11, always)     /* linear pipeline */                \
+    X(BINARY,            binary,            "binary",            12, always)     /* complete binary tree */
+/* clang-format on */
+
+#define REDUX_ALGORITHM_ENUMERATOR_(ENUM, name, text, value, needs) REDUX_ALGORITHM_##ENUM = value,
+
+typedef enum redux_algorithm {
+    REDUX_ALGORITHM_CONFIGURED = 0, /* whatever REDUX_ALGORITHM says (default auto) */
+    REDUX_ALGORITHM_AUTO = 1,       /* the tree the model predicts fastest, or the MPI library's, as measured */
+    REDUX_ALGORITHM_NATIVE = 5,     /* the MPI library's own MPI_Reduce (PMPI_Reduce) */
+    REDUX_STRATEGIES(REDUX_ALGORITHM_ENUMERATOR_)
+} redux_algorithm;
+
+#undef REDUX_ALGORITHM_ENUMERATOR_
+
+#endif /* REDUX_ALGORITHMS_H */

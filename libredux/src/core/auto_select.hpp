@@ -1,0 +1,67 @@
+// REDUX_ALGORITHM=auto: for one plan key, run the planned tree or the MPI library's own MPI_Reduce, whichever
+// was measured faster. No MPI here: the caller times the calls and makes the agreements this class asks for.
+//
+//   trials   the first 2 * kTrials calls alternate planned, native, planned, ... each timed after a barrier;
+//            then every rank's medians are agreed (the caller takes the maximum over ranks: the reduction is
+//            done when its slowest rank is) and the faster one is kept;
+//   decided  calls run the choice untimed by any barrier; every kWindow calls the ranks agree on the median
+//            of their last kWindow call times. The first window after a decision is the baseline; a later
+//            window off the baseline by more than kDriftFactor either way, or kRecheckEvery calls since the
+//            decision, starts the trials again.
+//   excluded the MPI library's reduce is known to fail on a call of the key (core/native_failures.hpp): the
+//            caller says so with exclude_native() at a step the ranks agreed on, and from then on every call
+//            runs the planned tree, untimed, with no agreement ever again.
+// All of it depends only on call counts and agreed numbers, so every rank takes every step at the same call.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace redux {
+
+class AutoSelect {
+public:
+    static constexpr int kTrials = 5;
+    static constexpr int kWindow = 1024;
+    static constexpr double kDriftFactor = 2.0;
+    static constexpr int64_t kRecheckEvery = 1 << 16;
+
+    enum class Run { planned, native };
+    struct Step {
+        Run run = Run::planned;
+        bool timed = false;  // a trial: barrier first, then record the time
+    };
+
+    Step next() const;
+    void record(double seconds);  // this rank's time for the call next() described
+
+    // True after record() when the ranks must agree: the caller reduces local() with MPI_MAX and passes the
+    // result to agree().
+    bool needs_agreement() const;
+    std::vector<double> local() const;
+    // Returns true when this agreement made (or re-made) a decision.
+    bool agree(const std::vector<double>& agreed);
+
+    // From now on: the planned tree, no trials, no agreements (the native reduce is known to fail on this key).
+    void exclude_native();
+    bool native_excluded() const { return native_excluded_; }
+
+    bool decided() const { return decided_; }
+    Run choice() const { return choice_; }
+    double planned_s() const { return planned_s_; }  // agreed trial medians of the last decision
+    double native_s() const { return native_s_; }
+
+private:
+    void restart_trials();
+
+    bool decided_ = false;
+    bool native_excluded_ = false;
+    Run choice_ = Run::planned;
+    double planned_s_ = 0, native_s_ = 0;
+    std::vector<double> trial_planned_, trial_native_;
+    std::vector<double> window_;
+    double baseline_s_ = 0;  // 0: the next window sets it
+    int64_t calls_since_decision_ = 0;
+};
+
+}  // namespace redux

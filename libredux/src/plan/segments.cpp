@@ -1,0 +1,327 @@
+// Segmented, pipelined reductions: the model the planner predicts them with, and the choice of the segment count.
+//
+// The idea is the pipelined reduction of the encyclopedia entry "Reduce (parallel pattern)": cut the vector into
+// m segments and reduce each along the same tree, so that a rank folds segment j while it receives segment j + 1
+// and sends segment j - 1. A linear pipeline of p ranks then takes (p + m - 2) steps of one segment instead of
+// p - 1 steps of the whole vector; a tree of height h with two children per rank about (h + 2m - 2).
+//
+// The model extends Canon & Antoniu's (d moves the whole vector, c folds it; one port; overlap) to segments, and
+// matches what the executor (exec/executor.cpp) does:
+//   - Costs. The `elements` are cut by segment_begin(); a segment of e elements costs
+//         d_e = latency_s + (transfer_s - latency_s) e / elements      to move (sender and receiver both busy),
+//         c_e = compute_s e / elements                                 to fold.
+//     With per-link costs (PlanRequest::hetero_costs) a segment from i to p costs d_ip scaled the same way, with
+//     the request's one latency_s clamped to d_ip, and a fold on p costs c_p e / elements. d_e is computed as
+//     transfer_s - (transfer_s - latency_s)(elements - e) / elements, so that a whole vector costs exactly d.
+//   - Ports. Every rank has one receive port, one send port and one reducer, all busy at once (a rank receives
+//     segment j + 1 from a child, folds segment j and sends segment j - 1 to its parent at the same time).
+//   - Receives. A rank's receives form one stream, segment-major, children in the plan's fold order: position
+//     q = j K + k is segment j from child k (K children). Receive q starts when
+//         the child can send segment j  (below),
+//         receive q - 1 has arrived     (one receive in flight: the one receive port), and
+//         the fold of receive q - W has ended (W = recv_window scratch slots; W >= 1, the executor's default 2),
+//     and arrives d_e later.
+//   - Folds, in stream order: fold q starts at max(arrival of q, end of fold q - 1) and takes c_e.
+//   - Sends. A rank's segment j is ready when its last fold of segment j ends (a leaf's at time 0). It can send
+//     segment j at max(segment j ready, its send of segment j - 1 arrived, its release time) -- one send port,
+//     segments in order on each edge -- and the transfer starts when the receiver is ready as above. A release
+//     time (Algorithm 2's plans fix one per rank) holds back every segment; Algorithm 2's bound on concurrent
+//     transfers is not kept once segments overlap.
+//   - Final transfer. When a non-commutative plan's sink is not the root (Plan::final_transfer), the sink sends
+//     each segment to the root once it is ready, in order, through its own send port (the sink has no parent).
+//     The root's receives of these are taken not to contend with its receives from its children: they go to
+//     another buffer, and the root's own part of segment j is usually sent before the result's segment j comes.
+//   - The makespan is when the last segment is complete at the root.
+// At m = 1 with W >= 2 this is the unsegmented simulator's schedule (simulator.cpp) whenever the fold order is
+// the order of arrival, as it is for the homogeneous strategies: a receive that waits for a scratch slot (W >= 2)
+// arrives before the fold in progress ends, so it never delays a fold. With W = 1 a rank does not receive while
+// it folds. At m = 1 make_plan keeps the unsegmented simulation's numbers (predict_segments), also where the fold
+// order is not the order of arrival (homogeneous trees under per-link costs). The plan's ready_s, send_start_s
+// and arrive_s stay those of the unsegmented simulation.
+//
+// Simulation. A rank's ready times depend only on its subtree: its receives wait for its children and for itself,
+// never for its parent. So ranks are visited in post-order (children first, from an explicit stack) and each
+// computes the ready time of its m segments from its children's, in one pass over its stream of K m receives;
+// a child's array is dropped once its parent has used it (leaves have none: all zero). Theta(n m) time and
+// O(m (depth x degree)) memory: a few arrays of m doubles at a time for the trees the builders make.
+//
+// Choosing m (PlanRequest::segments == 0). The prediction T(m) falls steeply while segments shorten the pipeline
+// fill, then rises slowly as the latency of every extra segment adds up: close to a convex function of m, as the
+// entry's closed forms (latency + (d - latency) / m)(h + K m - K) are. But the cut makes it ripple: m segments of
+// which the largest holds ceil(elements / m) elements pace the pipeline like the fewest segments with that largest
+// size, and cost more latency. The search (choose_segments) therefore walks the candidates, the fewest segments for
+// each largest size (every m once elements >= cap^2):
+//   1. every m from 1 to the cap when the cap is at most kExhaustiveUpTo (64); otherwise
+//   2. a coarse scan of the candidates, about geometric (m = 1, 2, 3, 4, 6, 9, ..., ratio 3/2), that stops once
+//      two scanned counts in a row predict 10 % more than the best so far (past the minimum of a convex T);
+//   3. a ternary search over the candidates between the neighbours of the best scanned one, down to
+//      kLocalWidth of them, then each of those;
+//   4. the counts after the best with the same largest segment (more segments, a smaller first one: the fill
+//      shortens, sometimes by more than the extra latency).
+// Exact on a unimodal T. The unit tests compare it with every count (elements up to 5000, every homogeneous
+// strategy): the same minimum within 1e-9 whenever latency_s > 0; with latency_s = 0 (predictions nearly flat
+// near the cap) up to 1e-4 above it, less than one element's share of the vector.
+// The cap is min(elements, 4096): in the closed forms the most a larger count could gain is the fill of the
+// pipeline at the cap, about (h - 1)(d - latency) / 4096 for a tree of height h, under 1 % of d up to height 41
+// (every logarithmic tree up to millions of ranks); and each segment is one more message per edge, whose software
+// costs the executor pays and the model sees only through latency_s. A forced count (segments >= 1) is not capped.
+//
+// Planning time, select_plan with auto (the five homogeneous candidates, each with its own count), a vector of
+// 2^20 elements, d = 400 us, c = 100 us, latency 2 us, Release build, one core: 0.3 ms at 8 ranks, 2 ms at 64,
+// 94 ms at 1024 (of which the chain, best at 501 segments of 1023 hops, takes 84 ms; unsegmented: 1 ms). The
+// worst case is latency_s = 0, where T keeps falling to the cap and every candidate is searched near 4096
+// segments: 10 ms, 76 ms and 1.25 s. One simulation costs about 5 ns per rank and segment.
+#include "plan/segments.hpp"
+
+#include "plan/planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace redux {
+namespace {
+
+constexpr int32_t kExhaustiveUpTo = 64;  // caps at most this: every m is predicted
+constexpr int32_t kLocalWidth = 8;       // the ternary search stops at intervals this narrow, then scans them
+constexpr double kTieRelative = 1e-12;   // predictions closer than this are equal: the fewer segments win
+constexpr double kRiseToStop = 0.1;      // the scan stops after two counts predicted 10 % above the best so far
+
+// The costs of one segment of every size a plan's cut produces, and of the links the plan uses.
+class SegmentCosts {
+public:
+    SegmentCosts(const PlanRequest& request, int32_t segments) : request_(request) {
+        const auto total = static_cast<double>(request.elements);
+        share_.resize(static_cast<size_t>(segments));
+        rest_.resize(static_cast<size_t>(segments));
+        for (int32_t j = 0; j < segments; ++j) {
+            const int64_t e =
+                segment_begin(request.elements, segments, j + 1) - segment_begin(request.elements, segments, j);
+            share_[j] = static_cast<double>(e) / total;
+            rest_[j] = static_cast<double>(request.elements - e) / total;
+        }
+    }
+
+    // d (whole vector) and the latency part of it, for the link from -> to.
+    std::pair<double, double> link(int32_t from, int32_t to) const {
+        const double d =
+            request_.hetero_costs ? request_.hetero_costs->transfer_s(from, to) : request_.costs.transfer_s;
+        return {d, std::min(request_.latency_s, d)};
+    }
+    double compute_s(int32_t rank) const {
+        return request_.hetero_costs ? request_.hetero_costs->compute_s(rank) : request_.costs.compute_s;
+    }
+    // d_e of segment j on a link of (d, latency): d - (d - latency)(elements - e) / elements.
+    double transfer_s(const std::pair<double, double>& link, int32_t j) const {
+        return link.first - (link.first - link.second) * rest_[j];
+    }
+    double fold_s(double compute_s, int32_t j) const { return compute_s * share_[j]; }
+
+private:
+    const PlanRequest& request_;
+    std::vector<double> share_;  // e_j / elements
+    std::vector<double> rest_;   // (elements - e_j) / elements
+};
+
+class SegmentSimulation {
+public:
+    SegmentSimulation(const Plan& plan, int32_t segments)
+        : plan_(plan),
+          m_(segments),
+          window_(std::max<int32_t>(1, plan.request.recv_window)),
+          costs_(plan.request, segments) {}
+
+    SegmentTimes run() {
+        const auto n = static_cast<int32_t>(plan_.parent.size());
+        ready_.assign(static_cast<size_t>(n), {});
+        // Post-order from the sink: (rank, children visited so far).
+        std::vector<std::pair<int32_t, int32_t>> stack{{plan_.sink, 0}};
+        while (!stack.empty()) {
+            auto& [rank, visited] = stack.back();
+            const int32_t first = plan_.child_offset[rank];
+            if (first + visited < plan_.child_offset[rank + 1]) {
+                const int32_t child = plan_.child_rank[first + visited++];
+                stack.emplace_back(child, 0);
+                continue;
+            }
+            receive_children(rank);
+            stack.pop_back();
+        }
+        SegmentTimes times;
+        const std::vector<double>& sink = ready_[plan_.sink];
+        times.tree_makespan_s = sink.empty() ? 0.0 : sink.back();
+        times.makespan_s = plan_.final_transfer ? final_transfer_end_s(sink) : times.tree_makespan_s;
+        return times;
+    }
+
+private:
+    // `rank`'s stream of receives, segment-major, children in fold order; fills ready_[rank] and drops the
+    // children's arrays.
+    void receive_children(int32_t rank) {
+        const int32_t first = plan_.child_offset[rank];
+        const int32_t children = plan_.child_offset[rank + 1] - first;
+        if (children == 0) return;  // a leaf: every segment ready at 0
+        links_.clear();
+        child_ready_.clear();
+        // Each child's send of the previous segment arrived; a release time holds back its first one (and so all).
+        sent_.assign(static_cast<size_t>(children), 0.0);
+        slot_free_.assign(static_cast<size_t>(window_), 0.0);
+        for (int32_t k = 0; k < children; ++k) {
+            const int32_t child = plan_.child_rank[first + k];
+            links_.push_back(costs_.link(child, rank));
+            child_ready_.push_back(ready_[child].empty() ? nullptr : ready_[child].data());
+            if (!plan_.release_s.empty()) sent_[k] = plan_.release_s[child];
+        }
+        const double compute_s = costs_.compute_s(rank);
+        std::vector<double> ready(static_cast<size_t>(m_));
+        double arrived_s = 0, folded_s = 0;  // receive q - 1 arrived, fold q - 1 ended
+        int32_t slot = 0;                    // q mod W: its entry holds the end of fold q - W
+        for (int32_t j = 0; j < m_; ++j) {
+            const double fold_s = costs_.fold_s(compute_s, j);
+            for (int32_t k = 0; k < children; ++k) {
+                const double can_send_s = std::max(child_ready_[k] ? child_ready_[k][j] : 0.0, sent_[k]);
+                const double start_s = std::max(std::max(can_send_s, arrived_s), slot_free_[slot]);
+                arrived_s = start_s + costs_.transfer_s(links_[k], j);
+                folded_s = std::max(arrived_s, folded_s) + fold_s;
+                sent_[k] = arrived_s;
+                slot_free_[slot] = folded_s;
+                if (++slot == window_) slot = 0;
+            }
+            ready[j] = folded_s;
+        }
+        for (int32_t k = 0; k < children; ++k) std::vector<double>().swap(ready_[plan_.child_rank[first + k]]);
+        ready_[rank] = std::move(ready);
+    }
+
+    // The sink sends every segment to the root once it is ready, in order.
+    double final_transfer_end_s(const std::vector<double>& sink_ready) const {
+        const auto link = costs_.link(plan_.sink, plan_.request.root);
+        double arrived_s = 0;
+        for (int32_t j = 0; j < m_; ++j) {
+            const double ready_s = sink_ready.empty() ? 0.0 : sink_ready[j];
+            arrived_s = std::max(ready_s, arrived_s) + costs_.transfer_s(link, j);
+        }
+        return arrived_s;
+    }
+
+    const Plan& plan_;
+    int32_t m_;
+    int32_t window_;
+    SegmentCosts costs_;
+    std::vector<std::vector<double>> ready_;        // by rank: each segment's ready time, while its parent needs it
+    std::vector<std::pair<double, double>> links_;  // of the rank being computed: by child, in fold order
+    std::vector<const double*> child_ready_;        // null for a leaf
+    std::vector<double> sent_;
+    std::vector<double> slot_free_;
+};
+
+// Predictions by segment count, each made once; `better` orders them (smaller makespan, then fewer segments).
+class Search {
+public:
+    explicit Search(const Plan& plan) : plan_(plan) {}
+
+    double operator()(int32_t m) {
+        auto found = seen_.find(m);
+        if (found == seen_.end()) found = seen_.emplace(m, predict_segments(plan_, m)).first;
+        return found->second.makespan_s;
+    }
+
+    bool better(int32_t a, int32_t b) {
+        const double ta = (*this)(a), tb = (*this)(b);
+        if (std::abs(ta - tb) <= kTieRelative * std::max(ta, tb)) return a < b;
+        return ta < tb;
+    }
+
+    SegmentChoice best() const {
+        SegmentChoice choice;
+        bool first = true;
+        for (const auto& [m, times] : seen_) {  // in increasing m
+            const double t = times.makespan_s, best_t = choice.times.makespan_s;
+            if (first || (std::abs(t - best_t) > kTieRelative * std::max(t, best_t) && t < best_t)) {
+                choice.segments = m;
+                choice.times = times;
+                first = false;
+            }
+        }
+        choice.evaluations = static_cast<int32_t>(seen_.size());
+        return choice;
+    }
+
+private:
+    const Plan& plan_;
+    std::map<int32_t, SegmentTimes> seen_;
+};
+
+}  // namespace
+
+SegmentTimes simulate_segments(const Plan& plan, int32_t segments) { return SegmentSimulation(plan, segments).run(); }
+
+SegmentTimes predict_segments(const Plan& plan, int32_t segments) {
+    if (segments == 1) return {plan.tree_makespan_s, plan.makespan_s};
+    return simulate_segments(plan, segments);
+}
+
+int32_t max_chosen_segments(const Plan& plan) {
+    if (plan.request.model != TransferModel::overlap) return 1;
+    return static_cast<int32_t>(std::min<int64_t>(plan.request.elements, kMaxChosenSegments));
+}
+
+std::vector<int32_t> candidate_segments(int64_t elements, int32_t cap) {
+    std::vector<int32_t> counts;
+    for (int32_t m = 1; m <= cap; ++m) {
+        const int64_t largest = (elements + m - 1) / m;
+        if ((elements + largest - 1) / largest == m) counts.push_back(m);
+    }
+    return counts;
+}
+
+namespace {
+
+// The counts after the best one found that cut no larger segments (up to the next candidate): more segments, the
+// largest of the same size, sometimes a little better.
+void scan_same_largest(Search& search, const std::vector<int32_t>& counts) {
+    const int32_t best = search.best().segments;
+    const auto next = std::upper_bound(counts.begin(), counts.end(), best);
+    const int32_t end = next == counts.end() ? counts.back() + 1 : *next;
+    for (int32_t m = best + 1; m < end; ++m) search(m);
+}
+
+}  // namespace
+
+SegmentChoice choose_segments(const Plan& plan) {
+    const int32_t cap = max_chosen_segments(plan);
+    Search search(plan);
+    if (cap <= kExhaustiveUpTo) {
+        for (int32_t m = 1; m <= cap; ++m) search(m);
+        return search.best();
+    }
+    const std::vector<int32_t> counts = candidate_segments(plan.request.elements, cap);
+    const auto last = static_cast<int32_t>(counts.size()) - 1;
+    std::vector<int32_t> scanned;  // indices into counts, roughly geometric in m
+    size_t best = 0;
+    int32_t rising = 0;  // scanned counts in a row predicted well above the best
+    for (int32_t i = 0, target = 1; i <= last && rising < 2; ++i) {
+        if (counts[i] < target && i < last) continue;
+        scanned.push_back(i);
+        target = std::max(target + 1, target * 3 / 2);
+        if (search.better(counts[i], counts[scanned[best]])) best = scanned.size() - 1;
+        rising = search(counts[i]) > (1 + kRiseToStop) * search(counts[scanned[best]]) ? rising + 1 : 0;
+    }
+    int32_t lo = scanned[best > 0 ? best - 1 : 0];
+    int32_t hi = scanned[std::min(best + 1, scanned.size() - 1)];
+    while (hi - lo > kLocalWidth) {
+        const int32_t third = (hi - lo) / 3;
+        if (search.better(counts[lo + third], counts[hi - third])) {
+            hi -= third;
+        } else {
+            lo += third;
+        }
+    }
+    for (int32_t i = lo; i <= hi; ++i) search(counts[i]);
+    scan_same_largest(search, counts);
+    return search.best();
+}
+
+}  // namespace redux

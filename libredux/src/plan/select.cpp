@@ -1,0 +1,144 @@
+// Plan selection (select.hpp).
+//
+// Candidates: the strategy asked for, or with auto every strategy of the table that applies and needs no
+// limit. Strategies that need per-link costs apply when the communicator's links fall in several classes
+// (several nodes or packages), the op is commutative and there are at most kMaxPerLinkRanks ranks; two-level
+// needs several nodes too. When there are several classes, every candidate (the homogeneous ones included,
+// which are built with the slowest class's d) is predicted by the simulator under the per-link costs d_ij of
+// the classes, so all are compared on the same platform. The fastest predicted wins; Algorithm 1 is optimal in
+// the homogeneous model, so there the others win only ties. Among equals (within 0.01 %) the one with the
+// fewest transfers between nodes: the link classes cannot tell one node's links from another's, so the tree
+// that crosses nodes least is the safer bet. Predictions are of segmented reductions when the input asks for
+// segments (or leaves their count to the model: each candidate then gets the count its tree does best with).
+#include "plan/select.hpp"
+
+#include <cmath>
+#include <memory>
+#include <utility>
+
+namespace redux {
+namespace {
+
+int link_classes(const SelectionInput& input) {
+    std::array<bool, kLinkClasses> present{};
+    for (size_t i = 0; i < input.place.size(); ++i) {
+        for (size_t j = i + 1; j < input.place.size(); ++j) {
+            present[static_cast<int>(link_class(input.place[i], input.place[j]))] = true;
+        }
+        if (present[0] + present[1] + present[2] == kLinkClasses) break;
+    }
+    return present[0] + present[1] + present[2];
+}
+
+bool per_link(const SelectionInput& input) {
+    return static_cast<int32_t>(input.place.size()) == input.ranks && input.ranks <= kMaxPerLinkRanks &&
+           link_classes(input) >= 2;
+}
+
+bool several_nodes(const SelectionInput& input) {
+    for (const RankPlace& place : input.place) {
+        if (place.node != input.place.front().node) return true;
+    }
+    return false;
+}
+
+std::shared_ptr<const HeteroCosts> per_link_costs(const SelectionInput& input) {
+    const auto n = static_cast<size_t>(input.ranks);
+    std::vector<double> transfer(n * n, 0.0);
+    for (size_t i = 0; i < n; ++i) {
+        for (size_t j = 0; j < n; ++j) {
+            if (i != j)
+                transfer[i * n + j] =
+                    input.class_transfer_s[static_cast<int>(link_class(input.place[i], input.place[j]))];
+        }
+    }
+    return std::make_shared<const HeteroCosts>(std::vector<double>(n, input.costs.compute_s), std::move(transfer));
+}
+
+int32_t inter_node_transfers(const Plan& plan, const SelectionInput& input) {
+    int32_t count = 0;
+    for (size_t r = 0; r < input.place.size() && r < plan.parent.size(); ++r) {
+        const int32_t parent = plan.parent[r];
+        count += parent >= 0 && input.place[r].node != input.place[static_cast<size_t>(parent)].node;
+    }
+    return count;
+}
+
+// strategy_applies() with per_link(input) computed by the caller: it scans every pair of ranks, so
+// select_plan asks it once rather than once per strategy.
+bool applies(const StrategyInfo& info, const SelectionInput& input, bool links) {
+    switch (info.needs) {
+        case Needs::always:
+            return true;
+        case Needs::limit:
+            return input.limit >= 1;
+        case Needs::link_costs:
+            return input.commutative && links;
+        case Needs::nodes:
+            return input.commutative && links && several_nodes(input);
+    }
+    return false;
+}
+
+}  // namespace
+
+bool strategy_applies(const StrategyInfo& info, const SelectionInput& input) {
+    return applies(info, input, per_link(input));
+}
+
+Selection select_plan(const SelectionInput& input) {
+    Selection selection;
+    const bool several_classes = per_link(input);
+    std::vector<Strategy> candidates;
+    if (input.requested) {
+        const StrategyInfo& info = strategy_info(*input.requested);
+        if (applies(info, input, several_classes)) {
+            candidates = {info.strategy};
+            selection.why = std::string(info.name) + " as requested";
+        } else {
+            candidates = {Strategy::optimal};
+            selection.why =
+                std::string(info.name) + " requested but it does not apply here (it needs " +
+                (info.needs == Needs::limit   ? "a limit K >= 1"
+                 : info.needs == Needs::nodes ? "per-link costs of several nodes and a commutative op"
+                                              : "per-link costs of several link classes and a commutative op") +
+                "): optimal instead";
+        }
+    } else {
+        for (const StrategyInfo& info : strategies()) {
+            if (library_strategy(info) && applies(info, input, several_classes)) candidates.push_back(info.strategy);
+        }
+    }
+    const std::shared_ptr<const HeteroCosts> links = several_classes ? per_link_costs(input) : nullptr;
+    std::optional<Plan> best;
+    int32_t best_crossings = 0;
+    for (Strategy strategy : candidates) {
+        PlanRequest request{input.ranks, input.costs, strategy, input.limit, input.root, input.commutative};
+        request.hetero_costs = links;
+        request.elements = input.elements;
+        request.latency_s = input.latency_s;
+        request.segments = input.segments;
+        request.recv_window = input.recv_window;
+        if (strategy == Strategy::two_level) {
+            for (const RankPlace& place : input.place) request.node_of.push_back(place.node);
+        }
+        Plan plan = make_plan(request);
+        const int32_t crossings = inter_node_transfers(plan, input);
+        selection.candidates.push_back({strategy, plan.makespan_s, crossings, plan.segments});
+        const bool tie = best && std::abs(plan.makespan_s - best->makespan_s) <= 1e-4 * best->makespan_s;
+        if (!best || (!tie && plan.makespan_s < best->makespan_s) || (tie && crossings < best_crossings)) {
+            best_crossings = crossings;
+            best = std::move(plan);
+        }
+    }
+    if (!input.requested) {
+        selection.why = std::string("auto: ") + std::string(strategy_name(best->request.strategy)) +
+                        (best->segments > 1 ? " in " + std::to_string(best->segments) + " segments" : "") +
+                        " predicted fastest of " + std::to_string(candidates.size()) + " candidates" +
+                        (links ? " under the per-link costs" : "");
+    }
+    selection.plan = std::move(*best);
+    return selection;
+}
+
+}  // namespace redux

@@ -1,0 +1,107 @@
+// Repeated calls allocate nothing: once a key's plan and scratch buffers exist, a call of the same key makes no
+// C++ allocation in libredux -- for predefined datatypes, and for derived datatypes with holes, whose copies go
+// through MPI_Pack into a buffer the plan keeps. Counted by replacing the global operator new in this executable
+// (exported, so libredux.so's allocations come here). MPI's own mallocs are not counted: they are the MPI
+// library's business. Non-commutative ops at a root other than 0 make trees whose sink is not the root, so the
+// final transfer and the root's copies run too.
+#include "reduce_check.hpp"
+
+#include "redux/redux.h"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+namespace {
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t bytes) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+// Element type: two doubles with a hole between them (data at 0 and 16, extent 24).
+MPI_Datatype pair_with_hole() {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &type);
+    MPI_Type_commit(&type);
+    return type;
+}
+
+// Sum on either element type, declared non-commutative where asked (the sum's value does not depend on the
+// order, so the expected result is simple, but the plan is the non-commutative one).
+void sum_op(void* in, void* inout, int* len, MPI_Datatype* datatype) {
+    const bool holes = *datatype != MPI_DOUBLE;
+    const int per = holes ? 3 : 1;
+    auto* a = static_cast<const double*>(in);
+    auto* b = static_cast<double*>(inout);
+    for (int i = 0; i < *len; ++i) {
+        b[i * per] += a[i * per];
+        if (holes) b[i * per + 2] += a[i * per + 2];
+    }
+}
+
+struct Case {
+    bool holes;
+    bool commutative;
+    redux_algorithm algorithm;
+};
+
+TEST(ReduceAllocation, RepeatedCallsOfOneKeyAllocateNothing) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Datatype holes_type = pair_with_hole();
+    constexpr int kCount = 300;
+    for (const Case& c : {Case{false, true, REDUX_ALGORITHM_OPTIMAL}, Case{false, false, REDUX_ALGORITHM_FIBONACCI},
+                          Case{true, true, REDUX_ALGORITHM_BINOMIAL}, Case{true, false, REDUX_ALGORITHM_OPTIMAL},
+                          Case{true, false, REDUX_ALGORITHM_AUTO}}) {
+        SCOPED_TRACE(::testing::Message()
+                     << (c.holes ? "holes" : "double") << (c.commutative ? " commutative" : " non-commutative")
+                     << " algorithm " << c.algorithm);
+        MPI_Op op = MPI_OP_NULL;
+        MPI_Op_create(sum_op, c.commutative ? 1 : 0, &op);
+        const MPI_Datatype type = c.holes ? holes_type : MPI_DOUBLE;
+        const int per = c.holes ? 3 : 1;
+        std::vector<double> send(static_cast<size_t>(kCount * per), -1.0), recv(send.size(), 0.0);
+        for (int i = 0; i < kCount; ++i) {
+            send[static_cast<size_t>(i * per)] = rank + i;
+            if (c.holes) send[static_cast<size_t>(i * per + 2)] = 2.0 * rank;
+        }
+        const int root = size - 1;
+        redux_options options = REDUX_OPTIONS_INIT;
+        options.algorithm = c.algorithm;
+        const auto call = [&] {
+            return redux_reduce_ex(send.data(), rank == root ? recv.data() : nullptr, kCount, type, op, root,
+                                   MPI_COMM_WORLD, &options, nullptr);
+        };
+        for (int warm = 0; warm < 20; ++warm) ASSERT_EQ(call(), MPI_SUCCESS);
+        const long before = g_allocations.load();
+        for (int repeat = 0; repeat < 50; ++repeat) ASSERT_EQ(call(), MPI_SUCCESS);
+        const long allocations = g_allocations.load() - before;
+        EXPECT_EQ(allocations, 0) << "allocations in 50 repeated calls";
+        if (rank == root) {
+            const double ranks_sum = size * (size - 1) / 2.0;
+            for (int i = 0; i < kCount; ++i) {
+                ASSERT_EQ(recv[static_cast<size_t>(i * per)], ranks_sum + static_cast<double>(size) * i) << i;
+                if (c.holes) {
+                    ASSERT_EQ(recv[static_cast<size_t>(i * per + 2)], 2.0 * ranks_sum) << i;
+                }
+            }
+        }
+        MPI_Op_free(&op);
+    }
+    MPI_Type_free(&holes_type);
+}
+
+}  // namespace

@@ -1,0 +1,283 @@
+// The segmented model (libredux/src/plan/segments.cpp) and the choice of the segment count.
+//
+// Expectations are derived here by hand, not taken from the simulator: the unsegmented simulator at one segment,
+// closed forms for the chain (below, with their derivations), a two-stage pipeline under per-link costs, and a
+// search over every segment count for the choice.
+#include "plan/segments.hpp"
+#include "plan/planner.hpp"
+#include "plan/simulator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace redux {
+namespace {
+
+// Equal within `relative` of the larger (exactly when both are 0).
+void expect_close(double actual, double expected, const std::string& what, double relative = 1e-12) {
+    EXPECT_LE(std::abs(actual - expected), relative * std::max(std::abs(actual), std::abs(expected)))
+        << what << ": " << actual << " vs " << expected;
+}
+
+PlanRequest request_for(int32_t n, Strategy strategy, const Costs& costs, int32_t root, bool commutative) {
+    PlanRequest request{n, costs, strategy, strategy_needs_limit(strategy) ? 2 : 0, root, commutative};
+    request.elements = 100000;
+    request.latency_s = costs.transfer_s / 10;
+    return request;
+}
+
+// The strategies built over abstract nodes (homogeneous costs): their fold order is the order of arrival.
+std::vector<Strategy> homogeneous_strategies() {
+    std::vector<Strategy> out;
+    for (const StrategyInfo& info : strategies()) {
+        if (!strategy_needs_hetero_costs(info.strategy)) out.push_back(info.strategy);
+    }
+    return out;
+}
+
+const std::vector<Costs> kCosts{{1.0, 1.0}, {1.0, 0.0}, {0.0, 1.0}, {1.0, 3.0}, {3.0, 1.0}, {2.0, 0.5}};
+
+// At one segment the segmented model is the unsegmented simulator (with its final transfer of d), for every
+// homogeneous strategy, both operator kinds, every window of two slots or more.
+TEST(SegmentedModel, OneSegmentIsTheUnsegmentedSimulation) {
+    int plans = 0;
+    for (const Strategy strategy : homogeneous_strategies()) {
+        for (const Costs& costs : kCosts) {
+            for (int32_t n : {1, 2, 3, 4, 5, 7, 8, 12, 13, 20, 33, 64, 100, 257}) {
+                for (const bool commutative : {true, false}) {
+                    for (const int32_t root : {0, n / 2, n - 1}) {
+                        PlanRequest request = request_for(n, strategy, costs, root, commutative);
+                        const Plan plan = make_plan(request);
+                        const Simulation sim = simulate(plan.parent, costs, plan.release_s);
+                        const double expected = sim.makespan_s + (plan.final_transfer ? costs.transfer_s : 0.0);
+                        for (const int32_t window : {2, 3, 16}) {
+                            Plan windowed = plan;
+                            windowed.request.recv_window = window;
+                            const SegmentTimes times = simulate_segments(windowed, 1);
+                            ASSERT_DOUBLE_EQ(times.tree_makespan_s, sim.makespan_s)
+                                << strategy_name(strategy) << " n=" << n << " root=" << root << " W=" << window;
+                            ASSERT_DOUBLE_EQ(times.makespan_s, expected);
+                        }
+                        ++plans;
+                    }
+                }
+            }
+        }
+    }
+    RecordProperty("plans", plans);
+}
+
+// One slot: a rank cannot receive while it folds, so with c > 0 a rank of several children is slower than the
+// unsegmented simulator says (never faster); with c = 0 there is nothing to overlap and the two agree.
+TEST(SegmentedModel, OneSlotNeverOverlapsAReceiveWithAFold) {
+    for (const Costs& costs : kCosts) {
+        const Plan plan = make_plan(request_for(20, Strategy::binomial, costs, 0, true));
+        Plan one_slot = plan;
+        one_slot.request.recv_window = 1;
+        const double with_one = simulate_segments(one_slot, 1).makespan_s;
+        if (costs.compute_s == 0 || costs.transfer_s == 0) {
+            EXPECT_DOUBLE_EQ(with_one, plan.makespan_s);
+        } else {
+            EXPECT_GT(with_one, plan.makespan_s);
+        }
+    }
+}
+
+// The chain n-1 -> ... -> 1 -> 0, m equal segments, each moved in s = latency + (d - latency) / m and folded in
+// c_m = c / m. Derivation (W >= 2): the leaf sends segment j at j s (its port sends one after the other). The
+// rank k hops up has segment j ready at R_k(j). With c_m <= s, rank 1 receives j in [j s, (j + 1) s] and folds
+// it at once: R_1(j) = (j + 1) s + c_m; R_k(j) = k (s + c_m) + j s, since each hop takes a transfer and a fold
+// and segments follow at the pace of the port. With c_m > s the reducer is the bottleneck: R_k(j) = k s + (k +
+// j) c_m. Both: T = (n - 1)(s + c_m) + (m - 1) max(s, c_m). With one slot (W = 1) a receive waits for the fold
+// before it, so a segment takes s + c_m per step: T = (n - 1 + m - 1)(s + c_m). With c = 0 both are the
+// encyclopedia's (p + m - 2) s.
+TEST(SegmentedModel, ChainMatchesItsClosedForm) {
+    for (const Costs& costs : kCosts) {
+        for (const double latency_share : {0.0, 0.1, 1.0}) {
+            for (int32_t n : {1, 2, 3, 5, 9, 20}) {
+                for (int32_t m : {1, 2, 3, 4, 6, 10, 12, 60}) {
+                    PlanRequest request{n, costs, Strategy::chain, 0, 0, true};
+                    request.elements = 120;  // a multiple of every m above
+                    request.latency_s = latency_share * costs.transfer_s;
+                    request.segments = m;
+                    const double s = request.latency_s + (costs.transfer_s - request.latency_s) / m;
+                    const double c = costs.compute_s / m;
+                    const std::string what = "n=" + std::to_string(n) + " m=" + std::to_string(m);
+                    const Plan plan = make_plan(request);
+                    ASSERT_EQ(plan.segments, m);
+                    expect_close(plan.makespan_s, (n - 1) * (s + c) + (n > 1 ? (m - 1) * std::max(s, c) : 0.0), what);
+                    Plan one_slot = plan;
+                    one_slot.request.recv_window = 1;
+                    expect_close(simulate_segments(one_slot, m).makespan_s, n > 1 ? (n - 1 + m - 1) * (s + c) : 0.0,
+                                 what + " W=1");
+                }
+            }
+        }
+    }
+}
+
+// A non-commutative chain cannot end on a middle rank: its sink streams every segment to the root as soon as it
+// is ready. With c = 0 the sink has segment j at (n - 1 + j) s and the root receives it s later: the final
+// transfer adds one segment, not the whole vector.
+TEST(SegmentedModel, FinalTransferStreamsTheSegments) {
+    const int32_t n = 7, m = 8;
+    PlanRequest request{n, {1.0, 0.0}, Strategy::chain, 0, 3, false};
+    request.elements = 64;
+    request.latency_s = 0.2;
+    request.segments = m;
+    const Plan plan = make_plan(request);
+    ASSERT_TRUE(plan.final_transfer);
+    const double s = 0.2 + 0.8 / m;
+    expect_close(plan.tree_makespan_s, (n - 1 + m - 1) * s, "sink");
+    expect_close(plan.makespan_s, (n - 1 + m) * s, "root");
+    expect_close(plan.unsegmented_makespan_s, (n - 1) * 1.0 + 1.0, "unsegmented, with a final transfer of d");
+}
+
+// Per-link costs: a chain 2 -> 1 -> 0 whose links cost a and b is a two-stage pipeline, T = s_a + s_b + (m - 1)
+// max(s_a, s_b) with c = 0, each link's segment cost with the latency clamped to that link's d.
+TEST(SegmentedModel, PerLinkCostsClampTheLatencyToEachLink) {
+    // a < latency: clamped to a, the latency is all of that link's cost, so a segment on 2 -> 1 costs a whatever
+    // its size; one on 1 -> 0 costs latency + (b - latency) / m.
+    const double a = 0.25, b = 4.0, latency = 0.5;
+    std::vector<double> transfer(9, 1.0);
+    transfer[2 * 3 + 1] = a;
+    transfer[1 * 3 + 0] = b;
+    auto hetero = std::make_shared<const HeteroCosts>(std::vector<double>(3, 0.0), transfer);
+    for (int32_t m : {1, 2, 5, 16}) {
+        PlanRequest request{3, hetero->mean_costs(), Strategy::chain, 0, 0, true};
+        request.hetero_costs = hetero;
+        request.elements = 80;
+        request.latency_s = latency;
+        request.segments = m;
+        const Plan plan = make_plan(request);
+        ASSERT_EQ(plan.parent, (std::vector<int32_t>{-1, 0, 1}));
+        const double s_a = a, s_b = latency + (b - latency) / m;
+        expect_close(plan.makespan_s, s_a + s_b + (m - 1) * std::max(s_a, s_b), "m=" + std::to_string(m));
+    }
+}
+
+// make_plan: the request's count (at most one per element), or the model's; the default is unsegmented.
+TEST(SegmentedPlan, HonoursTheRequestedCount) {
+    PlanRequest request{16, {1e-3, 2e-4}, Strategy::binary, 0, 0, true};
+    const Plan plain = make_plan(request);
+    EXPECT_EQ(plain.segments, 1);
+    EXPECT_EQ(plain.makespan_s, plain.unsegmented_makespan_s);
+    EXPECT_EQ(plain.makespan_s, simulate(plain.parent, request.costs).makespan_s);
+
+    request.elements = 10;
+    request.latency_s = 1e-5;
+    request.segments = 50;
+    const Plan clamped = make_plan(request);
+    EXPECT_EQ(clamped.segments, 10);
+    EXPECT_EQ(clamped.makespan_s, simulate_segments(clamped, 10).makespan_s);
+    EXPECT_EQ(clamped.unsegmented_makespan_s, plain.makespan_s);
+    EXPECT_LT(clamped.makespan_s, plain.makespan_s);
+
+    request.elements = 1 << 20;
+    request.segments = 0;
+    const Plan chosen = make_plan(request);
+    EXPECT_GT(chosen.segments, 1);
+    EXPECT_LE(chosen.segments, kMaxChosenSegments);
+    EXPECT_EQ(chosen.makespan_s, simulate_segments(chosen, chosen.segments).makespan_s);
+    EXPECT_LT(chosen.makespan_s, clamped.makespan_s);
+    // Per-rank times stay those of the whole vector.
+    EXPECT_EQ(chosen.ready_s, plain.ready_s);
+}
+
+TEST(SegmentedPlan, ChoosesOneSegmentWhenSegmentsCannotHelp) {
+    PlanRequest request{16, {1e-3, 2e-4}, Strategy::optimal, 0, 0, true};
+    request.segments = 0;
+    request.elements = 1;  // nothing to cut
+    EXPECT_EQ(make_plan(request).segments, 1);
+    request.elements = 1000;
+    request.latency_s = request.costs.transfer_s;  // every segment costs the whole d
+    EXPECT_EQ(make_plan(request).segments, 1);
+    request.latency_s = 0;
+    request.ranks = 1;  // nothing to move
+    EXPECT_EQ(make_plan(request).segments, 1);
+    request.ranks = 16;
+    request.model = TransferModel::no_overlap;  // the segmented model overlaps
+    EXPECT_EQ(make_plan(request).segments, 1);
+}
+
+// The search against every count from 1 to the cap. Exact (within 1e-9) wherever the prediction falls then
+// rises smoothly; where the cut leaves segments of two sizes (elements not a multiple of m) the predictions
+// ripple, and with no latency they are nearly flat near the cap: there the search may stop at a count whose
+// prediction is higher by less than one element's share of the vector, 1 / elements relative (the grid below
+// measured 1e-4 at 5000 elements, latency 0, nothing elsewhere). Elements from 7 (every count tried) to 5000
+// (coarse scan, ternary search, the same-largest-segment scan).
+struct ChoiceCase {
+    int64_t elements;
+    std::vector<int32_t> ranks;
+    std::vector<double> latencies;
+    std::vector<int32_t> windows;
+};
+
+TEST(SegmentChoice, FindsTheMinimumOfEveryCount) {
+    const std::vector<ChoiceCase> grid{{7, {2, 6, 13}, {0.0, 0.05}, {1, 2}},
+                                       {100, {2, 6, 13}, {0.0, 0.002, 0.05}, {1, 2}},
+                                       {1200, {3, 13}, {0.0, 0.002, 0.05}, {2}},
+                                       {5000, {3}, {0.0, 0.002}, {2}}};
+    int cases = 0, exact = 0, evaluations = 0, brute = 0;
+    for (const Strategy strategy : homogeneous_strategies()) {
+        for (const ChoiceCase& g : grid) {
+            for (const int32_t n : g.ranks) {
+                for (const Costs& costs : {Costs{1.0, 0.3}, Costs{1.0, 2.0}}) {
+                    for (const double latency : g.latencies) {
+                        for (const int32_t window : g.windows) {
+                            PlanRequest request{n, costs, strategy, strategy_needs_limit(strategy) ? 2 : 0, 0, n > 3};
+                            request.elements = g.elements;
+                            request.latency_s = latency;
+                            request.recv_window = window;
+                            const Plan plan = make_plan(request);
+                            const SegmentChoice choice = choose_segments(plan);
+                            const auto cap = static_cast<int32_t>(std::min<int64_t>(g.elements, kMaxChosenSegments));
+                            int32_t best_m = 1;
+                            double best_s = plan.makespan_s;
+                            for (int32_t m = 2; m <= cap; ++m) {
+                                const double t = simulate_segments(plan, m).makespan_s;
+                                if (t < best_s) best_s = t, best_m = m;
+                            }
+                            const std::string what =
+                                std::string(strategy_name(strategy)) + " n=" + std::to_string(n) +
+                                " elements=" + std::to_string(g.elements) + " latency=" + std::to_string(latency) +
+                                " best m=" + std::to_string(best_m) + " chose " + std::to_string(choice.segments);
+                            EXPECT_GE(choice.times.makespan_s, best_s * (1 - 1e-12)) << what;
+                            EXPECT_LE(choice.times.makespan_s, best_s * (1 + 1.0 / static_cast<double>(g.elements)))
+                                << what;
+                            if (latency > 0) expect_close(choice.times.makespan_s, best_s, what, 1e-9);
+                            EXPECT_EQ(choice.times.makespan_s, predict_segments(plan, choice.segments).makespan_s);
+                            ++cases;
+                            exact += choice.times.makespan_s <= best_s * (1 + 1e-9);
+                            evaluations += choice.evaluations;
+                            brute += cap;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    RecordProperty("cases", cases);
+    RecordProperty("exact", exact);
+    RecordProperty("evaluations", evaluations);
+    RecordProperty("brute_force_evaluations", brute);
+}
+
+// With no latency, more segments never hurt in the model: the search goes to the cap.
+TEST(SegmentChoice, WithoutLatencyTheCapWins) {
+    PlanRequest request{64, {1e-3, 1e-4}, Strategy::binary, 0, 0, true};
+    request.elements = 1 << 24;
+    request.segments = 0;
+    const Plan plan = make_plan(request);
+    EXPECT_EQ(plan.segments, kMaxChosenSegments);
+    request.elements = 1000;
+    EXPECT_EQ(make_plan(request).segments, 1000);
+}
+
+}  // namespace
+}  // namespace redux
