@@ -5,6 +5,9 @@
 //
 //   mpirun -np N redux-latency-probe [--bytes B] [--iterations N]
 // The benchmark proper (issue 5) supersedes this probe.
+#include "mpi/mpi_version.hpp"
+#include "redux/version.h"
+
 #include "redux/redux.h"
 
 #include <mpi.h>
@@ -25,6 +28,10 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 2 && !std::strcmp(argv[1], "--version")) {  // before MPI_Init: no launcher needed
+        std::printf("redux-latency-probe (libredux) %s\nbuilt for %s\n", REDUX_VERSION_STRING, redux::mpi_built_for());
+        return 0;
+    }
     MPI_Init(&argc, &argv);
     long bytes = 8;
     int iterations = 2000;

@@ -11,6 +11,9 @@
 // --late-ms L makes rank 2 start L ms late, so that its partial result is announced while the root folds
 // rank 1's: then only polling during the fold lets its transfer start before the fold ends. Predictions:
 // with overlap max(d + c, L + d) + c, without max(d + c, L) + d + c.
+#include "mpi/mpi_version.hpp"
+#include "redux/version.h"
+
 #include "redux/redux.h"
 
 #include <mpi.h>
@@ -43,6 +46,10 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 2 && !std::strcmp(argv[1], "--version")) {  // before MPI_Init: no launcher needed
+        std::printf("redux-overlap-probe (libredux) %s\nbuilt for %s\n", REDUX_VERSION_STRING, redux::mpi_built_for());
+        return 0;
+    }
     MPI_Init(&argc, &argv);
     long bytes = 4 << 20;
     int iterations = 21;

@@ -12,6 +12,8 @@ For each file:
   - links and headings inside fenced code blocks and inline code are ignored;
   - the text must not name anything outside the repository: no '../shared', no issue numbers
     ("issue 4", "Issue #12"), no 'seeds/'.
+The text files under docs/results (commands, scripts, notes: .md, .txt, .sh, .py) are checked for the same
+names outside the repository.
 Prints every problem as FILE:LINE: what, then a one-line summary. Exit status 0 when there is none, 1 otherwise.
 """
 import os
@@ -42,6 +44,21 @@ def doc_files(root):
         files += sorted(os.path.join(docs, name) for name in os.listdir(docs)
                         if name.endswith(".md") and os.path.isfile(os.path.join(docs, name)))
     return files
+
+
+def result_text_files(root):
+    """The text files under docs/results: checked for names outside the repository, not for links."""
+    found = []
+    for folder, _, names in os.walk(os.path.join(root, "docs", "results")):
+        found += [os.path.join(folder, name) for name in names if name.endswith((".md", ".txt", ".sh", ".py"))]
+    return sorted(found)
+
+
+def forbidden_names(name, text):
+    """Problems with names outside the repository, one per offending line."""
+    return [f"{name}:{number}: {what}: {line.strip()}"
+            for number, line in enumerate(text.splitlines(), 1)
+            for pattern, what in FORBIDDEN if pattern.search(line)]
 
 
 def outside_fences(text):
@@ -140,16 +157,18 @@ def main():
             continue
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        for number, line in enumerate(text.splitlines(), 1):
-            for pattern, what in FORBIDDEN:
-                if pattern.search(line):
-                    problems.append(f"{name}:{number}: {what}: {line.strip()}")
+        problems += forbidden_names(name, text)
         for number, line in prose_lines(text):
             for target in link_targets(line):
                 links += 1
                 problem = check_target(root, path, target)
                 if problem:
                     problems.append(f"{name}:{number}: {problem}")
+    results = result_text_files(root)
+    for path in results:
+        with open(path, encoding="utf-8") as f:
+            problems += forbidden_names(os.path.relpath(path, root), f.read())
+    files += results
     for problem in problems:
         print(problem)
     verdict = "FAILED" if problems else "ok"

@@ -9,8 +9,9 @@
 // rank-order product.
 //
 // MidwayError: an MPI error inside the executor (injected by the request counter at the root, after requests
-// are posted) is returned and reaches the user's error handler once, and every request the call started has
-// been completed or cancelled when it returns. The other ranks' calls return (small messages are sent eagerly).
+// are posted; unsegmented and in segments of one int) is returned and reaches the user's error handler once, and every
+// request the call started has been completed or cancelled when it returns. The other ranks' calls return (small
+// messages are sent eagerly).
 #include "exec/executor.hpp"
 #include "counting_errhandler.hpp"
 #include "reduce_check.hpp"
@@ -101,8 +102,9 @@ TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
 }
 
 // One sum of 4 ints at root 0 on a fresh communicator, with `entry` failing at the root after `calls_before`
-// calls; `must_fire`: the test expects the root to reach that call.
-void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool must_fire) {
+// calls; `must_fire`: the test expects the root to reach that call. `segment_bytes` > 0 pipelines the sum in
+// segments of that many bytes (4: one int a segment).
+void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool must_fire, long long segment_bytes = 0) {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -113,6 +115,7 @@ void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool mu
     std::vector<int> send(4, rank + 1), recv(4, 0);
     redux_options tree = REDUX_OPTIONS_INIT;  // a tree on every call (auto would try the library's reduce too)
     tree.algorithm = REDUX_ALGORITHM_OPTIMAL;
+    tree.segment_bytes = segment_bytes;
     auto reduce = [&](MPI_Comm on) {
         return redux_reduce_ex(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, on, &tree, nullptr);
     };
@@ -178,6 +181,21 @@ TEST(MidwayError, FailedPostIsReported) {
     int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     sum_with_failure_at_root(redux_test::Entry::irecv, 0, /*must_fire=*/size > 1);
+}
+
+// Segmented: the root has posted the receive of its first child's first segment (the window holds two) when
+// posting the second fails; the first is cancelled or completed.
+TEST(MidwayError, SegmentedFailedPostCancelsTheSegmentsPosted) {
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    sum_with_failure_at_root(redux_test::Entry::irecv, 1, /*must_fire=*/size > 1, /*segment_bytes=*/4);
+}
+
+// Segmented: the root's first wait fails with receives of several segments posted.
+TEST(MidwayError, SegmentedFailedWaitCancelsTheSegmentsPosted) {
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    sum_with_failure_at_root(redux_test::Entry::test, 0, /*must_fire=*/size > 1, /*segment_bytes=*/4);
 }
 
 }  // namespace

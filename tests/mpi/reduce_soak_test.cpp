@@ -4,11 +4,15 @@
 // strategy of the table through redux_reduce_ex), on MPI_COMM_WORLD and on 2,000 communicators created and freed
 // along the way (a new one every 10 calls). Far more distinct keys than libredux caches plans for per
 // communicator (64), so plans are evicted and rebuilt.
-// At the end: the bytes held by malloc (mallinfo2: in use in the heap plus mmapped chunks) have not grown by more
-// than 2 % + 64 KiB since the warm-up (sampled every 100 calls, just after a communicator is freed: the lowest
-// sample over the second tenth of the calls against the lowest over the last tenth; the lowest, because a sample
-// may land while an MPI library holds a 1 MiB buffer it frees later, and a leak raises every sample; the bound
-// catches a leak of 32 bytes per call over the 3,500 calls between the windows of the short soak). Resident
+// At the end: the bytes held by malloc (mallinfo2: in use in the heap plus mmapped chunks, less the scratch buffers
+// of MPI_COMM_WORLD's cached plans, whose bytes vary with the keys cached) have not grown by more than
+// 2 % + 512 KiB since the warm-up (sampled every 100 calls, just after a communicator is freed: the lowest sample
+// over the second tenth of the calls against the lowest over the last tenth; the lowest, because a sample may
+// land while an MPI library holds a 1 MiB buffer it frees later, and a leak raises every sample). Without a leak
+// the heap still steps up now and then (the MPI library's free lists grow and never shrink; the rest of the
+// plans cached differ in size): up to 304 KiB measured at 3 ranks under Open MPI, and the same seed grew 3 KiB
+// over 80,000 calls. The bound catches a leak of 40 bytes per call over the 14,000 calls between the windows, or
+// of 300 bytes per communicator. Resident
 // memory is printed, not asserted: MPICH maps memory per communicator outside malloc (measured at 8 ranks, 5,000
 // calls: 22.5 to 24.2 MB resident while malloc's bytes stayed at 1.1 to 1.2 MB).
 // Calls of 1 MiB go to the short-lived communicators only, whose plans leave with them.
@@ -79,10 +83,18 @@ long resident_kib() {
     return pages_resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-// Bytes malloc holds for the program: in use in its arenas plus chunks it mapped on its own.
+// Bytes malloc holds for the program (in use in its arenas plus chunks it mapped on its own), less the scratch
+// buffers of the plans cached on MPI_COMM_WORLD: that cache is bounded in plans, not bytes, and which keys it
+// holds at a given call (a plan for 5000 two-by-two matrices holds hundreds of KiB) varies with auto's decisions;
+// measured at 3 ranks, one rank's cache held 1.6 MiB more at the end than after the warm-up, and no leak.
 long malloc_kib() {
     const struct mallinfo2 info = mallinfo2();
-    return static_cast<long>((info.uordblks + info.hblkhd) / 1024);
+    size_t cached = 0;
+    if (const redux::CommState* world = redux::find_comm_state(MPI_COMM_WORLD)) {
+        for (const auto& [key, plan] : world->plans)
+            cached += plan->workspace.held_bytes() + plan->in_place_copy.capacity();
+    }
+    return static_cast<long>((info.uordblks + info.hblkhd - cached) / 1024);
 }
 
 TEST(ReduceSoak, TwentyThousandCallsTwoThousandCommunicators) {
@@ -152,8 +164,8 @@ TEST(ReduceSoak, TwentyThousandCallsTwoThousandCommunicators) {
     EXPECT_GE(redux::live_comm_states(), 1u);
     const redux_test::RequestCounts requests_after = redux_test::request_counts();
     EXPECT_EQ(requests_after.started - requests_before.started, requests_after.completed - requests_before.completed);
-    EXPECT_LE(end_heap_kib, warm_heap_kib + warm_heap_kib / 50 + 64)
-        << "malloc's bytes in use grew by more than 2 % + 64 KiB after the warm-up";
+    EXPECT_LE(end_heap_kib, warm_heap_kib + warm_heap_kib / 50 + 512)
+        << "malloc's bytes in use grew by more than 2 % + 512 KiB after the warm-up";
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (world_rank == 0) {
         std::printf(

@@ -27,6 +27,8 @@
 #include <array>
 #include <cstdio>
 #include <ctime>
+#include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -164,15 +166,19 @@ int read_file(MPI_Comm comm, int rank, const Topology& topology, const Calibrati
         ok = loaded.status == LoadStatus::found;
         may_store = calibration_file_replaceable(loaded.status);
         for (int c = 0; ok && c < kLinkClasses; ++c) ok = !topology.present[c] || loaded.links[c].measured;
+        // One warning per file and reason in a process: later communicators with other link classes read the
+        // file again and would repeat it.
+        static std::set<std::string> warned;
+        const std::string reason =
+            loaded.status == LoadStatus::found ? "lacks a link class of this layout" : loaded.reason;
         if (ok) {
             fits = loaded.links;
-        } else {
-            std::fprintf(
-                stderr, "libredux: calibration file %s %s; measuring the links%s\n", settings.file.c_str(),
-                loaded.status == LoadStatus::found ? "lacks a link class of this layout" : loaded.reason.c_str(),
-                may_store ? ""
-                          : " and leaving the file as it is (libredux writes only where no file is, or "
-                            "over its own calibration file)");
+        } else if (warned.insert(settings.file + '\n' + reason).second) {
+            std::fprintf(stderr, "libredux: calibration file %s %s; measuring the links%s\n", settings.file.c_str(),
+                         reason.c_str(),
+                         may_store ? ""
+                                   : " and leaving the file as it is (libredux writes only where no file is, or "
+                                     "over its own calibration file)");
         }
     }
     if (settings.file.empty()) {

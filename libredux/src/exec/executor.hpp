@@ -31,6 +31,10 @@ public:
     // Makes sure `buffers` buffers for `count` elements of `layout` exist (a call with another layout of the
     // same type signature replaces them); returns their origins.
     const std::vector<void*>& ensure(const ElementLayout& layout, int count, int buffers);
+    // The bytes of scratch memory it holds (buffers and pack scratch): what a cached plan costs beyond its program.
+    size_t held_bytes() const {
+        return (storage_.empty() ? 0 : storage_.size() * layout_.span_bytes(count_)) + pack_scratch.capacity();
+    }
 
     std::vector<void*> slot;
     std::vector<int> free_slots;

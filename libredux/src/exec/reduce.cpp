@@ -221,7 +221,12 @@ extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MP
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
     if (state == nullptr) {  // the first reduce on this communicator: collective, agrees on the settings
-        const int rc = create_comm_state(comm, state);
+        int rc = MPI_ERR_NO_MEM;
+        try {  // nothing may cross the C API: the state and its copies of the settings allocate
+            rc = create_comm_state(comm, state);
+        } catch (const std::bad_alloc&) {
+            state = nullptr;
+        }
         if (rc != MPI_SUCCESS) {
             MPI_Comm_call_errhandler(comm, rc);
             return rc;
