@@ -146,9 +146,12 @@ void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool mu
         EXPECT_EQ(rc, MPI_SUCCESS);
         EXPECT_EQ(redux_test::error_count().calls, 0);
     }
-    // After an error the communicator's messages may be out of step: the test drops it (libredux's state goes
-    // with it) and checks that a fresh one works.
-    MPI_Comm_free(&comm);
+    // After an error the communicator's messages may be out of step: the test sets it aside and checks that a
+    // fresh one works. Not freed: the children's messages that the root never received stay queued on its
+    // (and libredux's private communicator's) context, and MPICH gives a freed context to the next
+    // communicator created, where they would be matched (seen: "Message truncated" in the next test).
+    static std::vector<MPI_Comm> failed;
+    failed.push_back(comm);
     MPI_Errhandler_free(&handler);
     MPI_Comm fresh = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &fresh);

@@ -22,6 +22,7 @@
 
 #include "core/calibration_file.hpp"
 #include "mpi/mpi_check.hpp"
+#include "mpi/yielding.hpp"
 
 #include <algorithm>
 #include <array>
@@ -121,7 +122,7 @@ int broadcast_fits(MPI_Comm comm, int root, const std::array<bool, kLinkClasses>
             v[4 + 2 * i] = points[i].one_way_s;
         }
     }
-    REDUX_MPI(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, root, comm));
+    REDUX_MPI(bcast_yielding(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, root, comm));
     for (int c = 0; c < kLinkClasses; ++c) {
         if (!which[c]) continue;
         const double* v = &values[kPerClass * c];
@@ -139,7 +140,7 @@ int agree_on_known(MPI_Comm comm, const Topology& topology, LinkFits& fits, bool
     int known = 0;
     for (int c = 0; c < kLinkClasses; ++c) known |= (g_known[c].measured ? 1 : 0) << c;
     int everywhere = 0;
-    REDUX_MPI(MPI_Allreduce(&known, &everywhere, 1, MPI_INT, MPI_BAND, comm));
+    REDUX_MPI(allreduce_yielding(&known, &everywhere, 1, MPI_INT, MPI_BAND, comm));
     std::array<bool, kLinkClasses> usable{};
     complete = true;
     for (int c = 0; c < kLinkClasses; ++c) {
@@ -185,7 +186,7 @@ int read_file(MPI_Comm comm, int rank, const Topology& topology, const Calibrati
         found = false;
         return MPI_SUCCESS;
     }
-    REDUX_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
+    REDUX_MPI(bcast_yielding(&ok, 1, MPI_INT, 0, comm));
     found = ok != 0;
     if (found) REDUX_MPI(broadcast_fits(comm, 0, topology.present, fits));
     return MPI_SUCCESS;

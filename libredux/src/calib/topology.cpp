@@ -8,6 +8,7 @@
 #include "calib/topology.hpp"
 
 #include "mpi/mpi_check.hpp"
+#include "mpi/yielding.hpp"
 
 #include <hwloc.h>
 
@@ -95,9 +96,10 @@ int gather_topology(MPI_Comm comm, Topology& topology) {
     REDUX_MPI(MPI_Comm_rank(comm, &rank));
     REDUX_MPI(MPI_Comm_size(comm, &size));
     MPI_Comm node_comm = MPI_COMM_NULL;
+    REDUX_MPI(barrier_yielding(comm));  // MPI_Comm_split_type has no nonblocking form: arrive together
     REDUX_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm));
     int node = rank;
-    const int rc = MPI_Allreduce(&rank, &node, 1, MPI_INT, MPI_MIN, node_comm);
+    const int rc = allreduce_yielding(&rank, &node, 1, MPI_INT, MPI_MIN, node_comm);
     MPI_Comm_free(&node_comm);
     REDUX_MPI(rc);
 
@@ -106,7 +108,7 @@ int gather_topology(MPI_Comm comm, Topology& topology) {
     REDUX_MPI(MPI_Get_processor_name(host, &host_length));
     const long long mine[3] = {node, bound_package(), static_cast<long long>(fnv1a(host, host_length) >> 1)};
     std::vector<long long> all(static_cast<size_t>(3) * size);
-    REDUX_MPI(MPI_Allgather(mine, 3, MPI_LONG_LONG, all.data(), 3, MPI_LONG_LONG, comm));
+    REDUX_MPI(allgather_yielding(mine, 3, MPI_LONG_LONG, all.data(), 3, MPI_LONG_LONG, comm));
 
     topology.place.assign(static_cast<size_t>(size), {});
     uint64_t signature = fnv1a(reinterpret_cast<const char*>(&size), sizeof size);

@@ -8,6 +8,7 @@
 
 #include "exec/process_config.hpp"
 #include "mpi/mpi_check.hpp"
+#include "mpi/yielding.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -58,10 +59,10 @@ int ensure_keyvals() {
 int agree_on_settings(CommState& state) {
     state.config = config();
     SharedSettings agreed = shared_settings(state.config);
-    REDUX_MPI(MPI_Bcast(agreed.value, SharedSettings::kSize, MPI_DOUBLE, 0, state.comm));
+    REDUX_MPI(bcast_yielding(agreed.value, SharedSettings::kSize, MPI_DOUBLE, 0, state.comm));
     const unsigned differing = adopt_shared_settings(state.config, agreed);
     unsigned any_differing = 0;
-    REDUX_MPI(MPI_Allreduce(&differing, &any_differing, 1, MPI_UNSIGNED, MPI_BOR, state.comm));
+    REDUX_MPI(allreduce_yielding(&differing, &any_differing, 1, MPI_UNSIGNED, MPI_BOR, state.comm));
     static std::once_flag warned;
     if (any_differing != 0 && state.rank == 0) {
         std::call_once(warned, [&] {
@@ -97,7 +98,7 @@ static int set_up(MPI_Comm user_comm, CommState& fresh) {
 int create_comm_state(MPI_Comm user_comm, CommState*& state) {
     REDUX_MPI(ensure_keyvals());
     auto fresh = std::make_unique<CommState>();
-    REDUX_MPI(MPI_Comm_dup(user_comm, &fresh->comm));
+    REDUX_MPI(comm_dup_yielding(user_comm, &fresh->comm));
     if (const int rc = set_up(user_comm, *fresh); rc != MPI_SUCCESS) {
         MPI_Comm_free(&fresh->comm);  // nothing left behind
         return rc;

@@ -38,6 +38,7 @@
 #include "exec/executor.hpp"
 
 #include "mpi/mpi_check.hpp"
+#include "mpi/yielding.hpp"
 #include "plan/segments.hpp"
 
 #include <sched.h>
@@ -52,9 +53,6 @@ constexpr int kTagPartial = 1;
 constexpr int kTagResult = 2;
 constexpr int kSendWindow = 4;  // outstanding sends of partial results per rank
 constexpr int kNoSlot = -1;     // a buffer that is not a scratch slot: sendbuf or recvbuf
-
-// Polls a while before giving the core away: on a dedicated core a short message arrives within the spin.
-constexpr int kPollsBeforeYield = 200;
 
 // `base` moved by `bytes`, on integers: base may be MPI_BOTTOM (absolute addresses), where pointer arithmetic
 // would leave every object.
@@ -277,15 +275,6 @@ private:
         const int j = static_cast<int>(i);
         return MPI_Irecv(segment_of(args_.recvbuf, j), length(j), args_.datatype, program_.receive_result_from,
                          kTagResult, comm_, &ws_.result_requests[static_cast<size_t>(j)]);
-    }
-
-    int wait_yielding(MPI_Request& request) {
-        for (int polls = 0;; ++polls) {
-            int done = 0;
-            REDUX_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-            if (done) return MPI_SUCCESS;
-            if (polls >= kPollsBeforeYield) sched_yield();
-        }
     }
 
     int take_slot() {

@@ -22,6 +22,7 @@
 #include "core/native_failures.hpp"
 #include "exec/mpi_identity.h"
 #include "mpi/mpi_check.hpp"
+#include "mpi/yielding.hpp"
 #include "plan/select.hpp"
 
 #include <algorithm>
@@ -68,7 +69,7 @@ int measure_on_rank_zero(const CommState& state, const void* own_data, int count
         if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
         message[1] = error_class;
     }
-    REDUX_MPI(MPI_Bcast(message, 2, MPI_DOUBLE, 0, state.comm));
+    REDUX_MPI(bcast_yielding(message, 2, MPI_DOUBLE, 0, state.comm));
     compute_s = message[0];
     return static_cast<int>(message[1]);
 }
@@ -173,8 +174,8 @@ uint64_t plan_hash(const Plan& plan) {
 int check_same_plan(const CommState& state, const Plan& plan) {
     const unsigned long long mine = plan_hash(plan);
     unsigned long long low = 0, high = 0;
-    REDUX_MPI(MPI_Allreduce(&mine, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, state.comm));
-    REDUX_MPI(MPI_Allreduce(&mine, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, state.comm));
+    REDUX_MPI(allreduce_yielding(&mine, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, state.comm));
+    REDUX_MPI(allreduce_yielding(&mine, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, state.comm));
     if (low == high) return MPI_SUCCESS;
     std::fprintf(stderr, "libredux: REDUX_DEBUG: rank %d holds plan %016llx, other ranks differ (%016llx..%016llx)\n",
                  state.rank, mine, low, high);

@@ -20,6 +20,7 @@
 #include "exec/raw_call.h"
 #include "mpi/mpi_check.hpp"
 #include "mpi/op_types.hpp"
+#include "mpi/yielding.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -114,10 +115,10 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
     AutoSelect::Step step = select.next();
     const bool in_place = state.rank == root && sendbuf == MPI_IN_PLACE;
     if (step.timed && cached.native_in_place_failure == nullptr) {
-        REDUX_MPI(PMPI_Barrier(state.comm));
+        REDUX_MPI(barrier_yielding(state.comm));
     } else if (step.timed) {
         int mine = in_place ? 1 : 0, any = 0;
-        REDUX_MPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, state.comm));
+        REDUX_MPI(allreduce_yielding(&mine, &any, 1, MPI_INT, MPI_MAX, state.comm));
         if (any != 0) {
             select.exclude_native();
             cached.report.strategy = std::string(strategy_name(cached.strategy));
@@ -142,8 +143,8 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
     if (select.needs_agreement()) {
         const std::vector<double> mine = select.local();
         std::vector<double> agreed(mine.size());
-        REDUX_MPI(
-            MPI_Allreduce(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, state.comm));
+        REDUX_MPI(allreduce_yielding(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX,
+                                     state.comm));
         if (select.agree(agreed)) {
             cached.report.planned_s = select.planned_s();
             cached.report.native_s = select.native_s();

@@ -1,0 +1,60 @@
+// Nonblocking collectives completed by a yielding MPI_Test loop (yielding.hpp says why).
+#include "mpi/yielding.hpp"
+
+#include <sched.h>
+
+#include "mpi/mpi_check.hpp"
+
+namespace redux {
+
+namespace {
+
+using TestCall = int (*)(MPI_Request*, int*, MPI_Status*);
+
+int wait_with(TestCall test, MPI_Request& request) {
+    for (int polls = 0;; ++polls) {
+        int done = 0;
+        REDUX_MPI(test(&request, &done, MPI_STATUS_IGNORE));
+        if (done) return MPI_SUCCESS;
+        if (polls >= kPollsBeforeYield) sched_yield();
+    }
+}
+
+int wait_internal(MPI_Request& request) { return wait_with(PMPI_Test, request); }
+
+}  // namespace
+
+int wait_yielding(MPI_Request& request) { return wait_with(MPI_Test, request); }
+
+int bcast_yielding(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    REDUX_MPI(PMPI_Ibcast(buffer, count, datatype, root, comm, &request));
+    return wait_internal(request);
+}
+
+int allreduce_yielding(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    REDUX_MPI(PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &request));
+    return wait_internal(request);
+}
+
+int allgather_yielding(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    REDUX_MPI(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &request));
+    return wait_internal(request);
+}
+
+int barrier_yielding(MPI_Comm comm) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    REDUX_MPI(PMPI_Ibarrier(comm, &request));
+    return wait_internal(request);
+}
+
+int comm_dup_yielding(MPI_Comm comm, MPI_Comm* newcomm) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    REDUX_MPI(PMPI_Comm_idup(comm, newcomm, &request));
+    return wait_internal(request);
+}
+
+}  // namespace redux
