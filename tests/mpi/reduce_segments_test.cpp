@@ -88,8 +88,11 @@ TEST(ReduceSegments, LargePrimeCountInManySegments) {
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     uint64_t seed = 1000;
-    for (size_t which : {size_t{0}, size_t{6}}) {  // MPI_INT64_T sum; matrices, struct with lb < 0
-        const redux_test::Operand& operand = *operands[which];
+    for (const std::string wanted : {"MPI_INT64_T", "struct with lb -16"}) {
+        const auto found = std::find_if(operands.begin(), operands.end(),
+                                        [&](const auto& o) { return o->name().find(wanted) != std::string::npos; });
+        ASSERT_NE(found, operands.end()) << "no operand named " << wanted << " in mixed_operands()";
+        const redux_test::Operand& operand = **found;
         const long long element = std::max(1, type_size(operand.datatype()));
         for (redux_algorithm algorithm : {REDUX_ALGORITHM_OPTIMAL, REDUX_ALGORITHM_CHAIN, REDUX_ALGORITHM_AUTO}) {
             for (int root : std::set<int>{0, size - 1}) {
@@ -101,7 +104,8 @@ TEST(ReduceSegments, LargePrimeCountInManySegments) {
                     call.seed = ++seed;
                     call.options.algorithm = algorithm;
                     call.options.segment_bytes = 97 * element + element / 2;
-                    SCOPED_TRACE(operand.name() + ", algorithm " + std::to_string(algorithm));
+                    SCOPED_TRACE(operand.name() + ", algorithm " + std::to_string(algorithm) + ", root " +
+                                 std::to_string(root) + (in_place ? ", in place" : ""));
                     redux_test::check_reduce(operand, call);
                 }
             }

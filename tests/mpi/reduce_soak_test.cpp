@@ -94,7 +94,8 @@ long malloc_kib() {
         for (const auto& [key, plan] : world->plans)
             cached += plan->workspace.held_bytes() + plan->in_place_copy.capacity();
     }
-    return static_cast<long>((info.uordblks + info.hblkhd - cached) / 1024);
+    const size_t held = info.uordblks + info.hblkhd;
+    return static_cast<long>((held > cached ? held - cached : 0) / 1024);
 }
 
 TEST(ReduceSoak, TwentyThousandCallsTwoThousandCommunicators) {

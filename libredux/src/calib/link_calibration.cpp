@@ -28,6 +28,7 @@
 #include <array>
 #include <cstdio>
 #include <ctime>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -169,12 +170,18 @@ int read_file(MPI_Comm comm, int rank, const Topology& topology, const Calibrati
         for (int c = 0; ok && c < kLinkClasses; ++c) ok = !topology.present[c] || loaded.links[c].measured;
         // One warning per file and reason in a process: later communicators with other link classes read the
         // file again and would repeat it.
+        static std::mutex warned_mutex;  // threads may calibrate different communicators at once
         static std::set<std::string> warned;
         const std::string reason =
             loaded.status == LoadStatus::found ? "lacks a link class of this layout" : loaded.reason;
+        bool first_time = false;
+        if (!ok) {
+            const std::lock_guard<std::mutex> lock(warned_mutex);
+            first_time = warned.insert(settings.file + '\n' + reason).second;
+        }
         if (ok) {
             fits = loaded.links;
-        } else if (warned.insert(settings.file + '\n' + reason).second) {
+        } else if (first_time) {
             std::fprintf(stderr, "libredux: calibration file %s %s; measuring the links%s\n", settings.file.c_str(),
                          reason.c_str(),
                          may_store ? ""

@@ -99,7 +99,14 @@ int create_comm_state(MPI_Comm user_comm, CommState*& state) {
     REDUX_MPI(ensure_keyvals());
     auto fresh = std::make_unique<CommState>();
     REDUX_MPI(comm_dup_yielding(user_comm, &fresh->comm));
-    if (const int rc = set_up(user_comm, *fresh); rc != MPI_SUCCESS) {
+    int rc = MPI_ERR_INTERN;
+    try {
+        rc = set_up(user_comm, *fresh);
+    } catch (...) {  // bad_alloc copying the settings: the duplicate goes too, then the caller reports it
+        MPI_Comm_free(&fresh->comm);
+        throw;
+    }
+    if (rc != MPI_SUCCESS) {
         MPI_Comm_free(&fresh->comm);  // nothing left behind
         return rc;
     }

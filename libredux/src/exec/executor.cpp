@@ -170,12 +170,16 @@ private:
             REDUX_MPI(wait_oldest_send());
             REDUX_MPI(post_receives());
         }
-        for (int polls = 0;; ++polls) {
+        for (int polls = 0;;) {  // as wait_yielding (mpi/yielding.cpp), testing the sends in between
             int done = 0;
             REDUX_MPI(MPI_Test(&recv_request(q), &done, MPI_STATUS_IGNORE));
             if (done) break;
             REDUX_MPI(test_sends());
-            if (polls >= kPollsBeforeYield) sched_yield();
+            if (polls < kPollsBeforeYield) {
+                ++polls;
+            } else {
+                sched_yield();
+            }
         }
         return post_receives();  // the next transfer, during this fold
     }

@@ -227,6 +227,9 @@ extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MP
             rc = create_comm_state(comm, state);
         } catch (const std::bad_alloc&) {
             state = nullptr;
+        } catch (...) {  // std::system_error from std::call_once, ...
+            state = nullptr;
+            rc = MPI_ERR_INTERN;
         }
         if (rc != MPI_SUCCESS) {
             MPI_Comm_call_errhandler(comm, rc);

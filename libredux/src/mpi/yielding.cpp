@@ -1,9 +1,9 @@
 // Nonblocking collectives completed by a yielding MPI_Test loop (yielding.hpp says why).
 #include "mpi/yielding.hpp"
 
-#include <sched.h>
-
 #include "mpi/mpi_check.hpp"
+
+#include <sched.h>
 
 namespace redux {
 
@@ -12,15 +12,25 @@ namespace {
 using TestCall = int (*)(MPI_Request*, int*, MPI_Status*);
 
 int wait_with(TestCall test, MPI_Request& request) {
-    for (int polls = 0;; ++polls) {
+    for (int polls = 0;;) {
         int done = 0;
         REDUX_MPI(test(&request, &done, MPI_STATUS_IGNORE));
         if (done) return MPI_SUCCESS;
-        if (polls >= kPollsBeforeYield) sched_yield();
+        if (polls < kPollsBeforeYield) {
+            ++polls;
+        } else {
+            sched_yield();
+        }
     }
 }
 
-int wait_internal(MPI_Request& request) { return wait_with(PMPI_Test, request); }
+// A collective cannot be cancelled: when a test fails, the collective is finished by PMPI_Wait before its
+// buffers (on the caller's stack) go away.
+int wait_internal(MPI_Request& request) {
+    const int rc = wait_with(PMPI_Test, request);
+    if (rc != MPI_SUCCESS && request != MPI_REQUEST_NULL) PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    return rc;
+}
 
 }  // namespace
 
