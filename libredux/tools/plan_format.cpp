@@ -71,6 +71,7 @@ std::string request_summary(const Plan& plan, std::string (*format_s)(double)) {
     if (is_limited(plan)) summary += " (limit " + std::to_string(request.limit) + ")";
     summary += request.hetero_costs ? ", heterogeneous costs (mean d = " : ", d = ";
     summary += format_s(request.costs.transfer_s) + ", c = " + format_s(request.costs.compute_s);
+    if (request.costs.flight_s > 0) summary += " (in flight " + format_s(request.costs.flight_s) + " of d)";
     if (request.hetero_costs) summary += ")";
     if (request.model != TransferModel::overlap)
         summary += ", model " + std::string(transfer_model_name(request.model));
@@ -188,6 +189,8 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
     put_double(request.costs.transfer_s);
     out << ",\n  \"c\": ";
     put_double(request.costs.compute_s);
+    out << ",\n  \"flight\": ";
+    put_double(request.costs.flight_s);
     out << ",\n  \"limit\": ";
     if (is_limited(plan)) {
         out << request.limit;

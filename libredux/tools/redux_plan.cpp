@@ -1,7 +1,7 @@
 // redux-plan: prints the reduction plan libredux would run for N ranks under the costs (d, c), or under the
 // per-rank and per-link costs of a cost file.
 //
-//   redux-plan (--ranks N --d D --c C | --costs FILE [--ranks N])
+//   redux-plan (--ranks N --d D --c C [--flight F] | --costs FILE [--ranks N])
 //              [--strategy NAME (any of redux/algorithms.h: optimal, fibonacci, binomial, snf, ...)]
 //              [--limit K] [--root R] [--noncommutative] [--model overlap|no-overlap]
 //              [--elements E --latency L --segments auto|M [--recv-window W]] [--format json|text|dot]
@@ -43,6 +43,7 @@ struct CommandLine {
     std::string ranks_text;
     std::string transfer_s_text;
     std::string compute_s_text;
+    std::string flight_s_text = "0";
     std::string costs_path;
     std::string model_text = "overlap";
     std::string strategy_text = "optimal";
@@ -114,6 +115,10 @@ void add_options(CLI::App& app, CommandLine& line) {
     app.add_option("--d", line.transfer_s_text, "time to transfer one element between two ranks, in seconds")
         ->type_name("D");
     app.add_option("--c", line.compute_s_text, "time of one application of the operator, in seconds")->type_name("C");
+    app.add_option("--flight", line.flight_s_text,
+                   "the part of D a message spends in flight, leaving the receiver free (LogP's latency), in "
+                   "seconds: 0 <= F <= D (default 0, the one-port model)")
+        ->type_name("F");
     app.add_option("--costs", line.costs_path,
                    "JSON file of per-rank and per-link costs, instead of --d and --c: "
                    "{\"c\": [c_0, ...], \"d\": [[d_00, d_01, ...], ...]} or "
@@ -160,7 +165,12 @@ bool read_costs(const CommandLine& line, redux::PlanRequest& request, std::strin
         }
         return read_int32("--ranks", line.ranks_text, request.ranks, error) &&
                read_seconds("--d", line.transfer_s_text, request.costs.transfer_s, error) &&
-               read_seconds("--c", line.compute_s_text, request.costs.compute_s, error);
+               read_seconds("--c", line.compute_s_text, request.costs.compute_s, error) &&
+               read_seconds("--flight", line.flight_s_text, request.costs.flight_s, error);
+    }
+    if (line.flight_s_text != "0") {
+        error = "--flight goes with --d and --c (a cost file has no time in flight)";
+        return false;
     }
     if (!line.transfer_s_text.empty() || !line.compute_s_text.empty()) {
         error = "--costs replaces --d and --c: give one or the other";

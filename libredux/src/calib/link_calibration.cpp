@@ -10,7 +10,10 @@
 //      32 KiB and 256 KiB (one warm-up, then 5 round trips each), 1 MiB and 4 MiB (one warm-up, then 2: a
 //      round trip at 4 MiB on a slow link costs 80 ms), and on a fast link 16 and 64 MiB (below); the fastest
 //      half round trip per size (on a shared machine scheduling delays only add time, so the fastest is the
-//      link's own) makes d (fit_link), which is broadcast. The large sizes are where long vectors and their
+//      link's own) makes d (fit_link), which is broadcast. Then the time in flight (LinkFit::flight_s): a
+//      stream of kStreamMessages messages of 8 B, a to b, answered by one 8 B message once all have arrived,
+//      takes 2 d + (k - 1) p, where p is the part of d that holds the receiver (its port: overheads and gap);
+//      p from the fastest stream against the fastest 8 B round trip, and L = d(8 B) - p. The large sizes are where long vectors and their
 //      segments are planned: beyond the largest size measured d follows the slope of the last two. A few
 //      pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a VM; 1.5 ms
 //      when it stopped at 256 KiB), most of it first-touching the 16 MiB buffer; 0.5 s between two nodes 2 ms
@@ -53,6 +56,8 @@ constexpr PingSize kPingSizes[] = {
 constexpr size_t kLargestPlannedBytes = size_t{64} << 20;
 constexpr double kExtendBelow_s = 2e-3;
 constexpr int kExtraRoundTrips = 2;
+constexpr int kStreamMessages = 16;
+constexpr int kStreams = 5;  // timed, after one warm-up
 
 LinkFits g_known;  // this process's link fits, by class
 
@@ -73,6 +78,32 @@ int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, i
         }
         if (trip > 0) samples.push_back({bytes, (MPI_Wtime() - start) / 2});
     }
+    return MPI_SUCCESS;
+}
+
+// The time in flight of the link: kStreams timed streams of kStreamMessages messages of 8 B from a to b, each
+// answered by b once all have arrived (module comment). `d8_s`: the fastest half round trip of 8 B (a's).
+int time_flight(MPI_Comm comm, bool first, int peer, double d8_s, double& flight_s) {
+    char bytes[8] = {};
+    double fastest = -1;
+    for (int stream = 0; stream <= kStreams; ++stream) {  // stream 0 warms up
+        const double start = MPI_Wtime();
+        if (first) {
+            for (int m = 0; m < kStreamMessages; ++m) {
+                REDUX_MPI(MPI_Send(bytes, 8, MPI_BYTE, peer, kTagPing, comm));
+            }
+            REDUX_MPI(MPI_Recv(bytes, 8, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+        } else {
+            for (int m = 0; m < kStreamMessages; ++m) {
+                REDUX_MPI(MPI_Recv(bytes, 8, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+            }
+            REDUX_MPI(MPI_Send(bytes, 8, MPI_BYTE, peer, kTagPing, comm));
+        }
+        const double took = MPI_Wtime() - start;
+        if (stream > 0 && (fastest < 0 || took < fastest)) fastest = took;
+    }
+    const double port_s = std::max(0.0, (fastest - 2 * d8_s) / (kStreamMessages - 1));
+    flight_s = std::clamp(d8_s - port_s, 0.0, d8_s);
     return MPI_SUCCESS;
 }
 
@@ -102,14 +133,15 @@ int ping_pong(MPI_Comm comm, int rank, int a, int b, LinkFit& fit) {
         REDUX_MPI(time_size(comm, first, peer, bytes, false, kExtraRoundTrips, buffer, samples));
     }
     fit = fit_link(samples);
+    REDUX_MPI(time_flight(comm, first, peer, fit.at(kPingSizes[0].bytes), fit.flight_s));
     return MPI_SUCCESS;
 }
 
-// Broadcasts the fits of the classes in `which` from `root`: per class alpha, beta, the number of points, then
+// Broadcasts the fits of the classes in `which` from `root`: per class alpha, beta, flight, the number of points, then
 // each point's bytes and seconds (bytes as doubles: exact below 2^53). Copied as they are, not refitted, so every
 // rank holds the same numbers.
 int broadcast_fits(MPI_Comm comm, int root, const std::array<bool, kLinkClasses>& which, LinkFits& fits) {
-    constexpr size_t kPerClass = 3 + 2 * kMaxLinkPoints;
+    constexpr size_t kPerClass = 4 + 2 * kMaxLinkPoints;
     std::array<double, kPerClass * kLinkClasses> values{};
     for (int c = 0; c < kLinkClasses; ++c) {
         double* v = &values[kPerClass * c];
@@ -117,19 +149,20 @@ int broadcast_fits(MPI_Comm comm, int root, const std::array<bool, kLinkClasses>
         const size_t n = std::min(points.size(), kMaxLinkPoints);  // fit_link keeps no more
         v[0] = fits[c].alpha_s;
         v[1] = fits[c].beta_s_per_byte;
-        v[2] = static_cast<double>(n);
+        v[2] = fits[c].flight_s;
+        v[3] = static_cast<double>(n);
         for (size_t i = 0; i < n; ++i) {
-            v[3 + 2 * i] = static_cast<double>(points[i].bytes);
-            v[4 + 2 * i] = points[i].one_way_s;
+            v[4 + 2 * i] = static_cast<double>(points[i].bytes);
+            v[5 + 2 * i] = points[i].one_way_s;
         }
     }
     REDUX_MPI(bcast_yielding(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, root, comm));
     for (int c = 0; c < kLinkClasses; ++c) {
         if (!which[c]) continue;
         const double* v = &values[kPerClass * c];
-        LinkFit fit{v[0], v[1], true, {}};
-        for (size_t i = 0; i < static_cast<size_t>(v[2]); ++i) {
-            fit.points.push_back({static_cast<size_t>(v[3 + 2 * i]), v[4 + 2 * i]});
+        LinkFit fit{v[0], v[1], true, {}, v[2]};
+        for (size_t i = 0; i < static_cast<size_t>(v[3]); ++i) {
+            fit.points.push_back({static_cast<size_t>(v[4 + 2 * i]), v[5 + 2 * i]});
         }
         fits[c] = std::move(fit);
     }

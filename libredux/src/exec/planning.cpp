@@ -42,13 +42,18 @@ std::string requested_name(redux_algorithm algorithm) {
 }
 
 // d for `bytes`: the slowest link class of the communicator.
-double transfer_for(const CommState& state, size_t bytes) {
-    double d = 0;
+// The fit of the link class with the largest d at `bytes` (the homogeneous trees plan with the slowest class).
+const LinkFit& slowest_fit(const CommState& state, size_t bytes) {
+    int slowest = -1;
     for (int c = 0; c < kLinkClasses; ++c) {
-        if (state.topology.present[c]) d = std::max(d, state.links.fits[c].at(bytes));
+        if (!state.topology.present[c]) continue;
+        if (slowest < 0 || state.links.fits[c].at(bytes) > state.links.fits[slowest].at(bytes)) slowest = c;
     }
-    return d;
+    static const LinkFit none{};
+    return slowest < 0 ? none : state.links.fits[slowest];
 }
+
+double transfer_for(const CommState& state, size_t bytes) { return std::max(slowest_fit(state, bytes).at(bytes), 0.0); }
 
 // c, measured by rank 0 and broadcast with the error class it met, so that every rank plans with the same
 // number or fails alike. A datatype that is not committed must fail like the transfers would, on libredux's
@@ -93,6 +98,7 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
             report.calibration_s += state.links.seconds;
         }
         costs.transfer_s = transfer_for(state, bytes);
+        costs.flight_s = std::clamp(slowest_fit(state, bytes).flight_s, 0.0, costs.transfer_s);
         report.costs_source = state.links.source;
     }
     if (key.compute_s >= 0) {
@@ -108,15 +114,7 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
 }
 
 // The latency part (alpha) of the link class that gives d at `bytes` (transfer_for's).
-double latency_for(const CommState& state, size_t bytes) {
-    double d = -1, alpha = 0;
-    for (int c = 0; c < kLinkClasses; ++c) {
-        if (!state.topology.present[c] || state.links.fits[c].at(bytes) <= d) continue;
-        d = state.links.fits[c].at(bytes);
-        alpha = state.links.fits[c].alpha_s;
-    }
-    return std::max(alpha, 0.0);
-}
+double latency_for(const CommState& state, size_t bytes) { return std::max(slowest_fit(state, bytes).alpha_s, 0.0); }
 
 // The segment size asked for: the call's, else REDUX_SEGMENT_BYTES (-1: as the model says, 0: unsegmented).
 long long segment_bytes_for(const CommState& state, const PlanKey& key) {

@@ -19,6 +19,8 @@ public:
     virtual ~CostSampler() = default;
     virtual double transfer_s(int32_t from, int32_t to) = 0;
     virtual double compute_s(int32_t rank) = 0;
+    // The part of transfer_s(from, to) during which the receiver's port is free (costs.hpp); at most transfer_s.
+    virtual double flight_s(int32_t /*from*/, int32_t /*to*/) { return 0.0; }
 };
 
 class UniformCosts final : public CostSampler {
@@ -26,6 +28,7 @@ public:
     explicit UniformCosts(const Costs& costs) : costs_(costs) {}
     double transfer_s(int32_t, int32_t) override { return costs_.transfer_s; }
     double compute_s(int32_t) override { return costs_.compute_s; }
+    double flight_s(int32_t, int32_t) override { return costs_.flight_s; }
 
 private:
     Costs costs_;

@@ -5,6 +5,14 @@
 // One-port: a rank takes part in at most one transfer at a time. Overlap: a rank may receive its next element
 // while it reduces the current one, so k elements folded on one rank take d + (k - 1) max(d, c) + c.
 //
+// Time in flight (LogP's latency L; Culler et al., and Karp, Sahay, Santos & Schauser for summation): flight_s is
+// the part of d during which the message is on its way and the receiver's port is free, so messages from several senders
+// can be in flight together; only the rest of d, port_s() (LogP's per-message overhead and gap plus the bytes'
+// time, LogGP's G), occupies the port. A transfer started at t arrives at t + d; k elements whose senders were
+// ready together are folded on one rank by d + (k - 1) max(d - L, c) + c. flight_s = 0 is Canon & Antoniu's
+// model exactly; 0 <= flight_s <= transfer_s. (Not PlanRequest::latency_s, the part of d that does not grow
+// with the bytes, which sizes segments.)
+//
 // Value types only: no MPI, no measurement. Calibration (a later layer) produces these numbers.
 #pragma once
 
@@ -15,8 +23,12 @@ namespace redux {
 struct Costs {
     double transfer_s = 0.0;  // d
     double compute_s = 0.0;   // c
+    double flight_s = 0.0;    // L, the part of d that does not occupy the receiver's port
 
     double max_s() const { return std::max(transfer_s, compute_s); }
+    double port_s() const { return transfer_s - flight_s; }
+    // The pace of a rank folding elements that are all on their way: one per max(port, fold).
+    double pace_s() const { return std::max(port_s(), compute_s); }
     double min_s() const { return std::min(transfer_s, compute_s); }
     double step_s() const { return transfer_s + compute_s; }  // one transfer followed by one reduction
 };

@@ -51,6 +51,10 @@ struct LinkFit {
     double beta_s_per_byte = 0;  // the large-message slope: seconds per byte beyond the largest size measured
     bool measured = false;
     std::vector<PingSample> points;  // sizes strictly increasing, times non-decreasing; empty: the line
+    // The time in flight (model/costs.hpp, LogP's L): the part of d that leaves the receiver's port free, the
+    // same at every size. Measured as d(8 B) less the time per message of a stream of 8 B messages (the
+    // receiver's port part); 0 when not measured (the one-port model).
+    double flight_s = 0;
 
     double at(size_t bytes) const;
 };

@@ -8,7 +8,9 @@ int32_t ceil_log2(int64_t n) {
     return k;
 }
 
-double lower_bound_s(int64_t n, const Costs& costs) { return ceil_log2(n) * costs.max_s(); }
+// At most one fold per c and one arrival per port time on each rank: the partial results at most halve per
+// max(d - L, c) (max(d, c) without latency).
+double lower_bound_s(int64_t n, const Costs& costs) { return ceil_log2(n) * costs.pace_s(); }
 
 double upper_bound_s(int64_t n, const Costs& costs) { return ceil_log2(n) * costs.step_s(); }
 

@@ -8,6 +8,12 @@
 // the machine M with the smallest s[M] (line 6; the constant c + d of the paper's argmin drops out), then
 //     s[i] = s[M] + c + d          (i receives its element after M's computation and the transfer, line 7)
 //     s[M] = s[M] + max(d, c)      (M's next computation waits for both, line 8).
+// With a time in flight (costs.hpp: L of d leaves the port free), line 8 becomes s[M] + max(d - L, c): M hands out its
+// next element once its port and its reducer are free, while the previous one is still on its way. L = 0 is
+// the paper's algorithm; with L > 0 this is Algorithm 1 generalised to the LogP-like model, and L near d with
+// c near 0 makes wide, shallow trees (a star in the limit), the shape of Karp, Sahay, Santos & Schauser's
+// optimal LogP summation when one processor's gap is small against L. tests/unit/flight_test.cpp checks it
+// against exhaustive search.
 // A min-heap keyed on s gives the argmin, so the whole build is Theta(n log n) time and Theta(n) memory.
 // The length of the schedule is the largest s[i] at insertion (the last leaf's element travels at time 0
 // when time runs forward again); forward transfer times follow from Proposition 3 (schedule.hpp).
@@ -71,8 +77,8 @@ Tree greedy_tree(int32_t n, const Costs& plan_costs, const Costs& real_costs, in
         const double real_s = real_s_of[m.node];
         const Candidate child{m.plan_s + plan_costs.step_s(), use_real ? real_s + real_costs.step_s() : 0.0, i};
         real_s_of[i] = real_s + real_costs.step_s();
-        real_s_of[m.node] = real_s + real_costs.max_s();
-        m.plan_s += plan_costs.max_s();
+        real_s_of[m.node] = real_s + real_costs.pace_s();
+        m.plan_s += plan_costs.pace_s();
         m.tie_s = use_real ? real_s_of[m.node] : 0.0;
         tree.parent[i] = m.node;
         length_s = std::max(length_s, real_s_of[i]);
@@ -92,12 +98,12 @@ Tree reducers_limited_tree(int32_t n, const Costs& costs, int32_t reducer_limit)
 
 Tree binomial_strategy_tree(int32_t n, const Costs& costs, TieBreak tie_break) {
     // Keep the larger cost, zero the smaller: the surrogate is a pure transfer or a pure reduction problem.
-    const Costs surrogate = costs.transfer_s >= costs.compute_s ? Costs{1.0, 0.0} : Costs{0.0, 1.0};
+    const Costs surrogate = costs.transfer_s >= costs.compute_s ? Costs{1.0, 0.0, 0.0} : Costs{0.0, 1.0, 0.0};
     return greedy_tree(n, surrogate, costs, 0, tie_break);
 }
 
 Tree fibonacci_strategy_tree(int32_t n, const Costs& costs, TieBreak tie_break) {
-    return greedy_tree(n, Costs{1.0, 1.0}, costs, 0, tie_break);
+    return greedy_tree(n, Costs{1.0, 1.0, 0.0}, costs, 0, tie_break);
 }
 
 }  // namespace redux

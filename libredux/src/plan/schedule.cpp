@@ -5,7 +5,8 @@
 // transfers overlapping reductions, the last fold on i ends at
 //     t_i = max over j of ( t^j + d + (m - j) max(d, c) + c )      (0 for a leaf)
 // the j-th term being the chain "child j arrives, then the remaining folds follow each other at the pace of
-// the slower of the port and the reducer". The builders' nodes satisfy parent[i] < i, so one sweep from the
+// the slower of the port and the reducer" (with latency, costs.hpp, the port's part of d: max(d - L, c)).
+// The builders' nodes satisfy parent[i] < i, so one sweep from the
 // last node down to the sink sees every child before its parent: Theta(n log deg) for the sorts.
 //
 // The closed form is deliberately different code from the event simulator (simulator.cpp): the tests check
@@ -36,7 +37,7 @@ TreeSchedule earliest_schedule(const Tree& tree, const Costs& costs) {
         const auto m = static_cast<int32_t>(last - first);
         double done_s = 0;
         for (int32_t j = 0; j < m; ++j) {
-            const double term = send_s[first[j]] + costs.transfer_s + (m - 1 - j) * costs.max_s() + costs.compute_s;
+            const double term = send_s[first[j]] + costs.transfer_s + (m - 1 - j) * costs.pace_s() + costs.compute_s;
             done_s = std::max(done_s, term);
         }
         sched.ready_s[i] = done_s;

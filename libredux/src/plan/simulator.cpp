@@ -102,8 +102,11 @@ private:
         }
         sim_.parent[p] = to;
         const double release_s = release_s_.empty() ? 0.0 : release_s_[p];
-        if (release_s > now_s) {
-            events_.push({release_s, EventKind::turn, p, kSendTurn});
+        const double flight_s = costs_.flight_s(p, to);
+        if (flight_s > 0) sim_.send_start_s[p] = std::max(release_s, now_s);  // it leaves now, whatever the port
+        const double at_port_s = std::max(release_s, now_s) + flight_s;
+        if (at_port_s > now_s) {
+            events_.push({at_port_s, EventKind::turn, p, kSendTurn});
         } else {
             request(p, now_s);
         }
@@ -119,10 +122,13 @@ private:
         }
     }
 
+    // j's message reached p's port (after its time in flight) and the port is free: it holds the port for the
+    // rest of d. Without a time in flight the transfer starts now (the one-port model: the sender waits).
     void start_transfer(int32_t j, int32_t p, double now_s) {
         port_busy_[p] = 1;
-        sim_.send_start_s[j] = now_s;
-        sim_.arrive_s[j] = now_s + costs_.transfer_s(j, p);
+        const double flight_s = costs_.flight_s(j, p);
+        if (flight_s <= 0) sim_.send_start_s[j] = now_s;
+        sim_.arrive_s[j] = now_s + (costs_.transfer_s(j, p) - flight_s);
         events_.push({sim_.arrive_s[j], EventKind::arrival, p, 0});
     }
 

@@ -10,7 +10,9 @@
 //   - a rank that has folded everything sent to it is idle; the Pairing then says where it sends (a static tree:
 //     its parent once all its children are folded, not before its release time if it has one);
 //   - a receiver's port serves requests one at a time, in the order they are made (order of readiness; equal
-//     times in rank order); the transfer j -> p takes d_jp;
+//     times in rank order); the transfer j -> p takes d_jp; with a time in flight L (costs.hpp, homogeneous
+//     costs) the message leaves when its sender is ready (send_start_s), reaches the port L later, waits
+//     there for the port if it is busy, and holds it for d - L;
 //   - the receiver folds arrived elements one at a time, in arrival order, each fold on p taking c_p.
 //     TransferModel::overlap: the port takes the next transfer while the previous element is folded.
 //     TransferModel::no_overlap (Liu & Wang): the port is busy until the fold of the element it received ends;
