@@ -22,6 +22,7 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"requested", r.requested},
         {"d_s", r.d_s},
         {"c_s", r.c_s},
+        {"flight_s", r.flight_s},
         {"costs_source", r.costs_source},
         {"strategy", r.strategy},
         {"predicted_s", r.predicted_s},
@@ -44,6 +45,11 @@ std::string report_words(const PlanReport& r, const char* what) {
                   r.comm_size, r.root, r.count, r.bytes, r.commutative ? "commutative" : "non-commutative",
                   r.requested.c_str(), r.d_s, r.costs_source.c_str(), r.c_s);
     std::string line = head;
+    if (r.flight_s > 0) {
+        char flight[64];
+        std::snprintf(flight, sizeof flight, " (d in flight %.3g s)", r.flight_s);
+        line += flight;
+    }
     const char* separator = ", predicted ";
     for (const auto& [name, seconds] : r.predicted_by_strategy_s) {
         char item[96];

@@ -213,6 +213,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     Costs costs;
     REDUX_MPI(make_costs(state, key, own_data, datatype, op, layout, costs, report));
     report.d_s = costs.transfer_s;
+    report.flight_s = costs.flight_s;
     report.c_s = costs.compute_s;
 
     Selection selection = select_plan(selection_input(state, key, costs));
