@@ -13,11 +13,11 @@
 //      link's own) makes d (fit_link), which is broadcast. Then the time in flight (LinkFit::flight_s): a
 //      stream of kStreamMessages messages of 8 B, a to b, answered by one 8 B message once all have arrived,
 //      takes 2 d + (k - 1) p, where p is the part of d that holds the receiver (its port: overheads and gap);
-//      p from the fastest stream against the fastest 8 B round trip, and L = d(8 B) - p. The large sizes are where long vectors and their
-//      segments are planned: beyond the largest size measured d follows the slope of the last two. A few
-//      pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a VM; 1.5 ms
-//      when it stopped at 256 KiB), most of it first-touching the 16 MiB buffer; 0.5 s between two nodes 2 ms
-//      and 1 Gbit/s apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms.
+//      p from the fastest stream against the fastest 8 B round trip, and L = d(8 B) - p. The large sizes are where long
+//      vectors and their segments are planned: beyond the largest size measured d follows the slope of the last two. A
+//      few pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a VM; 1.5 ms when
+//      it stopped at 256 KiB), most of it first-touching the 16 MiB buffer; 0.5 s between two nodes 2 ms and 1 Gbit/s
+//      apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms.
 //   4. rank 0 writes the file with what was measured, if it may: only a missing file or libredux's own
 //      (calibration_file_replaceable; a C source, another program's JSON, a damaged or unreadable file is
 //      never replaced). store_calibration judges the file again when writing, and says why it did not.

@@ -9,10 +9,10 @@
 // sizes strictly increasing, at most kMaxLinkPoints; alpha_s and beta_s_per_byte are what fit_link makes of
 // them, written for people and tools, and read only for a link without points (d the line alpha + beta x
 // bytes). "flight_s" (LinkFit::flight_s, the time in flight) is optional: files written before it was measured
-// have none and read as 0, the one-port model, until they are measured again. Version 1 held that line alone, fitted through 8 B .. 256 KiB, which does not hold for long messages:
-// a version-1 file is stale, measured again and replaced (it is libredux's own). A file that cannot be read, is
-// not JSON, has another format or version, lacks an entry for the layout, or whose entry is older than the
-// maximum age is not used: the caller warns and recalibrates.
+// have none and read as 0, the one-port model, until they are measured again. Version 1 held that line alone, fitted
+// through 8 B .. 256 KiB, which does not hold for long messages: a version-1 file is stale, measured again and replaced
+// (it is libredux's own). A file that cannot be read, is not JSON, has another format or version, lacks an entry for
+// the layout, or whose entry is older than the maximum age is not used: the caller warns and recalibrates.
 //
 // REDUX_CALIBRATION_FILE is a path the user typed, and may name a file of theirs (a typo, a wrong variable):
 // libredux writes only where nothing is, or over its own file. Which files may be replaced, by what
@@ -166,9 +166,10 @@ json to_json(const CalibrationEntry& entry) {
         fit.flight_s = entry.links[c].flight_s;
         json points = json::array();
         for (const PingSample& p : fit.points) points.push_back({static_cast<uint64_t>(p.bytes), p.one_way_s});
-        links[std::string(link_class_name(static_cast<LinkClass>(c)))] = {
-            {"alpha_s", fit.alpha_s}, {"beta_s_per_byte", fit.beta_s_per_byte}, {"points", points},
-            {"flight_s", fit.flight_s}};
+        links[std::string(link_class_name(static_cast<LinkClass>(c)))] = {{"alpha_s", fit.alpha_s},
+                                                                          {"beta_s_per_byte", fit.beta_s_per_byte},
+                                                                          {"points", points},
+                                                                          {"flight_s", fit.flight_s}};
     }
     return {{"signature", entry.signature}, {"created_unix", entry.created_unix}, {"links", links}};
 }

@@ -17,7 +17,7 @@ struct PlanReport {
     bool commutative = true;
     std::string requested;  // the algorithm asked for: auto, or a strategy's name
     double d_s = 0, c_s = 0;
-    double flight_s = 0;  // the part of d in flight (model/costs.hpp)
+    double flight_s = 0;       // the part of d in flight (model/costs.hpp)
     std::string costs_source;  // where d came from: call, environment, process, file, measured
     std::string strategy;      // the one chosen: a strategy's name, or native
     double predicted_s = 0;    // of the planned tree

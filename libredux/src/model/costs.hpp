@@ -6,8 +6,8 @@
 // while it reduces the current one, so k elements folded on one rank take d + (k - 1) max(d, c) + c.
 //
 // Time in flight (LogP's latency L; Culler et al., and Karp, Sahay, Santos & Schauser for summation): flight_s is
-// the part of d during which the message is on its way and the receiver's port is free, so messages from several senders
-// can be in flight together; only the rest of d, port_s() (LogP's per-message overhead and gap plus the bytes'
+// the part of d during which the message is on its way and the receiver's port is free, so messages from several
+// senders can be in flight together; only the rest of d, port_s() (LogP's per-message overhead and gap plus the bytes'
 // time, LogGP's G), occupies the port. A transfer started at t arrives at t + d; k elements whose senders were
 // ready together are folded on one rank by d + (k - 1) max(d - L, c) + c. flight_s = 0 is Canon & Antoniu's
 // model exactly; 0 <= flight_s <= transfer_s. (Not PlanRequest::latency_s, the part of d that does not grow
