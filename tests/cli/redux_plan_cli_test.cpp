@@ -283,6 +283,16 @@ TEST(ReduxPlanCli, DefaultsToOptimalOnRootZero) {
     EXPECT_TRUE(j["limit"].is_null());
 }
 
+// Most of d in flight and c = 0: the optimal tree is a star; JSON carries the time in flight.
+TEST(ReduxPlanCli, TimeInFlightMakesTheOptimalTreeAStar) {
+    const CommandResult run = run_redux_plan("--ranks 8 --d 1 --c 0 --flight 0.9");
+    ASSERT_EQ(run.exit_status, 0) << run.err;
+    const json j = json::parse(run.out);
+    EXPECT_EQ(j["flight"], 0.9);
+    for (int rank = 1; rank < 8; ++rank) EXPECT_EQ(j["parent"][rank], 0) << "rank " << rank;
+    EXPECT_NEAR(j["makespan"].get<double>(), 1.6, 1e-12);
+}
+
 TEST(ReduxPlanCli, EqualsSignAndSpaceMeanTheSame) {
     // --d=1e-6 and --d 1e-6 are the same request.
     const CommandResult a = run_redux_plan("--ranks 5 --d=1e-6 --c=1e-7");
@@ -349,6 +359,9 @@ const BadCase bad_cases[] = {
     {"latency_nan", "--ranks 4 --d 1 --c 1 --latency nan", "latency"},
     {"latency_not_a_number", "--ranks 4 --d 1 --c 1 --latency short", "--latency"},
     {"recv_window_zero", "--ranks 4 --d 1 --c 1 --recv-window 0", "window"},
+    {"flight_above_d", "--ranks 4 --d 1 --c 1 --flight 2", "flight"},
+    {"flight_negative", "--ranks 4 --d 1 --c 1 --flight -1e-6", "flight"},
+    {"flight_not_a_number", "--ranks 4 --d 1 --c 1 --flight long", "--flight"},
 };
 
 void PrintTo(const BadCase& bad, std::ostream* out) { *out << "redux-plan " << bad.args; }

@@ -233,5 +233,24 @@ TEST(Select, NoPerLinkTreesBeyondTheSizeLimitOrWithoutPlacement) {
     EXPECT_EQ(select_plan(input).candidates.size(), 5u);
 }
 
+// A latency-bound link (most of d in flight, c ~ 0, one link class): auto takes the generalised Algorithm 1,
+// a star here, predicted at d + (n - 2)(d - L) + c, against the binomial tree's 3 (d + c) at 8 ranks (its
+// children send one level at a time, so nothing is in flight together).
+TEST(Select, MostOfDInFlightMakesTheOptimalTreeWideAndAutoTakesIt) {
+    SelectionInput input;
+    input.ranks = 8;
+    input.costs = {2.0e-3, 1.0e-8, 1.95e-3};
+    const Selection selection = select_plan(input);
+    expect_fastest_wins(selection);
+    EXPECT_EQ(selection.plan.request.strategy, Strategy::optimal) << selection.why;
+    for (int32_t rank = 1; rank < 8; ++rank) EXPECT_EQ(selection.plan.parent[rank], 0) << "rank " << rank;
+    EXPECT_NEAR(selection.plan.makespan_s, 2.0e-3 + 6 * 0.05e-3 + 1.0e-8, 1e-12);
+    for (const Candidate& c : selection.candidates) {
+        if (c.strategy == Strategy::binomial) {
+            EXPECT_NEAR(c.predicted_s, 3 * (2.0e-3 + 1.0e-8), 1e-12);
+        }
+    }
+}
+
 }  // namespace
 }  // namespace redux

@@ -62,6 +62,7 @@ for fit in entry["links"].values():
     sizes = [p[0] for p in fit["points"]]
     assert sizes[0] == 8 and sizes[-1] >= 4 << 20 and sizes == sorted(set(sizes)), fit
     assert fit["alpha_s"] == fit["points"][0][1], fit
+    assert 0 <= fit["flight_s"] <= fit["points"][0][1], fit  # the time in flight: part of d at 8 B
 PY
 }
 
