@@ -24,8 +24,9 @@
 
 namespace redux_bench {
 
-// auto's trials: its first calls on a size alternate between its tree and PMPI_Reduce (2 x 5, libredux's
-// AutoSelect::kTrials), then it decides; the warm-up should cover them.
+// auto's trials: its first calls on a size alternate between its tree and PMPI_Reduce in rounds of 2 x 5
+// (libredux's AutoSelect::kTrials); one round decides when one side is clearly faster, up to 4 rounds when the
+// samples overlap. The warm-up covers the first round; further rounds fall among the timed iterations.
 constexpr int kAutoTrialCalls = 10;
 
 struct AlgorithmResult {

@@ -6,6 +6,7 @@
 //     measured, the strategy the faster one; an explicit strategy logs its plan without them.
 // This executable sets REDUX_REPORT itself, before libredux reads its configuration (a static initializer
 // runs before main): a file per job, named after the launcher process all ranks share.
+#include "core/auto_select.hpp"
 #include "request_counter.hpp"
 
 #include <redux/redux.h>
@@ -105,7 +106,7 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     const int count = 777;  // a key no other test uses
     std::vector<double> send(count, 1.0), recv(count, 0.0);
     long long native_calls = 0;
-    for (int call = 0; call < 10; ++call) {
+    for (int call = 0; call < redux::AutoSelect::kMaxTrialCalls; ++call) {  // decided by then, whatever the noise
         redux_call_info info{};
         const auto before = redux_test::request_counts();
         ASSERT_EQ(
@@ -135,7 +136,7 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     const nlohmann::json& decision = lines[1];
     EXPECT_EQ(decision["event"], "auto decision");
     for (const char* field : {"comm_size", "root", "count", "bytes", "commutative", "d_s", "c_s", "strategy",
-                              "predicted_s", "native_s", "planned_s", "calibration_s"}) {
+                              "predicted_s", "native_s", "planned_s", "trial_calls", "calibration_s"}) {
         EXPECT_TRUE(decision.contains(field)) << field;
     }
     EXPECT_EQ(decision["comm_size"], size_);
@@ -150,7 +151,17 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     ASSERT_TRUE(decision["native_s"].is_number());
     ASSERT_TRUE(decision["planned_s"].is_number());
     const bool native_faster = decision["native_s"].get<double>() < decision["planned_s"].get<double>();
-    EXPECT_EQ(decision["strategy"], native_faster ? "native" : "optimal");
+    const int trials = decision["trial_calls"].get<int>();
+    EXPECT_EQ(trials % (2 * redux::AutoSelect::kTrials), 0) << "whole rounds";
+    EXPECT_GE(trials, 2 * redux::AutoSelect::kTrials);
+    EXPECT_LE(trials, redux::AutoSelect::kMaxTrialCalls);
+    if (decision["strategy"] == "optimal") {
+        EXPECT_FALSE(native_faster) << "the tree is kept only when clearly faster";
+    } else {
+        EXPECT_EQ(decision["strategy"], "native");
+        EXPECT_TRUE(native_faster || trials == redux::AutoSelect::kMaxTrialCalls)
+            << "native when faster, or when the tree was not clearly faster after the last round";
+    }
     const nlohmann::json& plan = lines[2];
     EXPECT_EQ(plan["event"], "new plan");
     EXPECT_EQ(plan["requested"], "optimal");

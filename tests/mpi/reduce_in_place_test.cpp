@@ -5,8 +5,8 @@
 // must not try native on such a key -- the planned tree answers -- and every result must be right. Under Open
 // MPI (nothing known to fail) they check the results all the same.
 //
-// Each key is called kCalls times, more than auto's trials (2 * AutoSelect::kTrials), half through MPI_Reduce
-// (libredux's interposed definition) and half through redux_reduce_ex, whose call info tells what ran. Every
+// Each key is called kCalls times, more than auto's first round of trials (2 * AutoSelect::kTrials), half through
+// MPI_Reduce (libredux's interposed definition) and half through redux_reduce_ex, whose call info tells what ran. Every
 // call's data depend on the call, and the results are checked against a closed form computed here.
 #include "core/auto_select.hpp"
 #include "core/mpi_library.hpp"
@@ -193,7 +193,8 @@ TEST_F(InPlace, AfterADecisionMadeNotInPlace) {
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     const Case c{Kind::int_sum, 1 << 18, "int sum"};
     const int root = g_size - 1;
-    for (int k = 0; k < kCalls; ++k) call(c, root, k, /*in_place=*/false, comm, nullptr);
+    // Enough calls for auto to decide whatever its rounds of trials (AutoSelect::kMaxTrialCalls).
+    for (int k = 0; k < redux::AutoSelect::kMaxTrialCalls + 4; ++k) call(c, root, k, /*in_place=*/false, comm, nullptr);
     int native_in_place = 0;
     for (int k = 0; k < kCalls; ++k) {
         redux_call_info info{};

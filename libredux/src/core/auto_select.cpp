@@ -10,12 +10,19 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+// The sample at rank floor(q (n - 1)) of the sorted samples: q = 1/4, 1/2, 3/4 give the quartiles.
+double quantile(std::vector<double> v, int numerator, int denominator) {
+    const size_t at = (v.size() - 1) * static_cast<size_t>(numerator) / static_cast<size_t>(denominator);
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(at), v.end());
+    return v[at];
+}
+
 }  // namespace
 
 AutoSelect::Step AutoSelect::next() const {
-    if (decided_) return {choice_, false};
+    if (decided_) return {choice_, false, choice_ == Run::planned && !native_excluded_};
     const size_t done = trial_planned_.size() + trial_native_.size();
-    return {done % 2 == 0 ? Run::planned : Run::native, true};
+    return {done % 2 == 0 ? Run::planned : Run::native, true, false};
 }
 
 void AutoSelect::record(double seconds) {
@@ -28,22 +35,39 @@ void AutoSelect::record(double seconds) {
     ++calls_since_decision_;
 }
 
+void AutoSelect::count() {
+    if (native_excluded_ || !decided_) return;
+    if (++calls_since_decision_ >= kRecheckEvery && choice_ == Run::native) restart_trials();
+}
+
 bool AutoSelect::needs_agreement() const {
     if (native_excluded_) return false;
-    if (!decided_) return static_cast<int>(trial_native_.size()) == kTrials;
+    if (!decided_) {
+        return !trial_native_.empty() && trial_native_.size() == trial_planned_.size() &&
+               trial_native_.size() % kTrials == 0;
+    }
     return static_cast<int>(window_.size()) == kWindow;
 }
 
 std::vector<double> AutoSelect::local() const {
-    if (!decided_) return {median(trial_planned_), median(trial_native_)};
+    if (!decided_) {
+        return {quantile(trial_planned_, 1, 4), quantile(trial_planned_, 2, 4), quantile(trial_planned_, 3, 4),
+                quantile(trial_native_, 1, 4),  quantile(trial_native_, 2, 4),  quantile(trial_native_, 3, 4)};
+    }
     return {median(window_)};
 }
 
 bool AutoSelect::agree(const std::vector<double>& agreed) {
     if (!decided_) {
-        planned_s_ = agreed[0];
-        native_s_ = agreed[1];
-        choice_ = planned_s_ <= native_s_ ? Run::planned : Run::native;
+        const double planned_q1 = agreed[0], planned_q3 = agreed[2], native_q1 = agreed[3], native_q3 = agreed[5];
+        const bool planned_clearly = planned_q3 < native_q1;
+        const bool native_clearly = native_q3 < planned_q1;
+        const bool last_round = static_cast<int>(trial_native_.size()) >= kTrials * kMaxRounds;
+        if (!planned_clearly && !native_clearly && !last_round) return false;  // another round
+        planned_s_ = agreed[1];
+        native_s_ = agreed[4];
+        trial_calls_ = static_cast<int>(trial_planned_.size() + trial_native_.size());
+        choice_ = planned_clearly ? Run::planned : Run::native;
         decided_ = true;
         baseline_s_ = 0;
         calls_since_decision_ = 0;

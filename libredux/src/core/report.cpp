@@ -31,6 +31,7 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"why", r.why},
         {"native_s", r.native_s ? nlohmann::ordered_json(*r.native_s) : nlohmann::ordered_json()},
         {"planned_s", r.planned_s ? nlohmann::ordered_json(*r.planned_s) : nlohmann::ordered_json()},
+        {"trial_calls", r.trial_calls},
         {"calibration_s", r.calibration_s},
         {"native_excluded",
          r.native_excluded.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.native_excluded)},
@@ -66,7 +67,8 @@ std::string report_words(const PlanReport& r, const char* what) {
     }
     line += tail;
     if (r.native_s && r.planned_s) {
-        std::snprintf(tail, sizeof tail, "; measured: planned %.3g s, native %.3g s", *r.planned_s, *r.native_s);
+        std::snprintf(tail, sizeof tail, "; measured: planned %.3g s, native %.3g s (medians of %d trial calls)",
+                      *r.planned_s, *r.native_s, r.trial_calls);
         line += tail;
     }
     if (!r.native_excluded.empty()) line += "; native not tried: " + r.native_excluded;

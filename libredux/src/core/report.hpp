@@ -27,6 +27,7 @@ struct PlanReport {
     std::vector<std::pair<std::string, double>> predicted_by_strategy_s;
     std::string why;                            // plan selection's reason
     std::optional<double> native_s, planned_s;  // medians measured by auto
+    int trial_calls = 0;                        // the trial calls auto's decision took
     std::string native_excluded;  // why auto does not try the MPI library's reduce (core/native_failures.hpp)
     double calibration_s = 0;     // spent measuring for this key (links and c)
 };

@@ -11,6 +11,7 @@
 #include "mpi/yielding.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 
 #include <mutex>
@@ -21,8 +22,22 @@ namespace {
 int g_state_keyval = MPI_KEYVAL_INVALID;
 std::atomic<size_t> g_live_states{0};
 int g_finalize_keyval = MPI_KEYVAL_INVALID;
+// Where MPI stands, as far as libredux has seen: 0 not known (the keyvals are not made: ask MPI), 1 running
+// (the keyvals are made, so MPI_Init has been called, and MPI_Finalize has not begun), 2 MPI_Finalize began.
+std::atomic<int> g_phase{0};
+// Bumped whenever a state is deleted: each thread's one-entry lookup cache (find_comm_state) is valid only
+// while it holds the generation it was filled in, so a freed communicator's handle, reused by a new one,
+// never finds the old state.
+std::atomic<uint64_t> g_state_generation{0};
+struct StateCache {
+    MPI_Comm comm = MPI_COMM_NULL;
+    CommState* state = nullptr;
+    uint64_t generation = 0;
+};
+thread_local StateCache t_cache;
 
 int delete_state(MPI_Comm, int, void* attribute, void*) {
+    g_state_generation.fetch_add(1, std::memory_order_acq_rel);
     auto* state = static_cast<CommState*>(attribute);
     if (state->comm != MPI_COMM_NULL) MPI_Comm_free(&state->comm);
     delete state;
@@ -31,6 +46,7 @@ int delete_state(MPI_Comm, int, void* attribute, void*) {
 }
 
 int at_finalize(MPI_Comm, int, void*, void*) {
+    g_phase.store(2, std::memory_order_release);
     void* world_state = nullptr;
     int found = 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, g_state_keyval, &world_state, &found);
@@ -43,7 +59,9 @@ int at_finalize(MPI_Comm, int, void*, void*) {
 int create_keyvals() {
     REDUX_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_state_keyval, nullptr));
     REDUX_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &g_finalize_keyval, nullptr));
-    return MPI_Comm_set_attr(MPI_COMM_SELF, g_finalize_keyval, nullptr);
+    REDUX_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, g_finalize_keyval, nullptr));
+    g_phase.store(1, std::memory_order_release);
+    return MPI_SUCCESS;
 }
 
 int ensure_keyvals() {
@@ -79,11 +97,25 @@ int agree_on_settings(CommState& state) {
 
 size_t live_comm_states() { return g_live_states.load(std::memory_order_relaxed); }
 
+bool mpi_running() {
+    const int phase = g_phase.load(std::memory_order_acquire);
+    if (phase != 0) return phase == 1;
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    return initialized != 0 && finalized == 0;
+}
+
 CommState* find_comm_state(MPI_Comm user_comm) {
+    const uint64_t generation = g_state_generation.load(std::memory_order_acquire);
+    if (t_cache.state != nullptr && t_cache.comm == user_comm && t_cache.generation == generation) {
+        return t_cache.state;
+    }
     if (ensure_keyvals() != MPI_SUCCESS) return nullptr;
     CommState* state = nullptr;
     int found = 0;
     if (MPI_Comm_get_attr(user_comm, g_state_keyval, &state, &found) != MPI_SUCCESS || !found) return nullptr;
+    t_cache = {user_comm, state, generation};
     return state;
 }
 

@@ -79,8 +79,13 @@ struct CommState {
 
 constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goes first
 
-// The state of `user_comm` if libredux has made one, else null. Cheap: one attribute lookup.
+// The state of `user_comm` if libredux has made one, else null. Cheap: the calling thread's last answer while no
+// state has been deleted since, else one attribute lookup.
 CommState* find_comm_state(MPI_Comm user_comm);
+
+// Whether MPI is initialized and not finalizing: MPI_Initialized and MPI_Finalized until libredux's first
+// call has set its hooks, then two atomic loads (MPI_Finalize runs the hook on MPI_COMM_SELF first thing).
+bool mpi_running();
 
 // How many communicator states exist in this process (made and not yet freed with their communicator): for
 // tests that check freed communicators leave nothing behind.

@@ -100,7 +100,8 @@ int native_from_copy(CachedPlan& cached, void* recvbuf, int count, MPI_Datatype 
 }
 
 // auto: the planned tree or PMPI_Reduce (on the private communicator, so errors come back here), as the
-// key's AutoSelect says; trials are timed after a barrier, and agreements are made when it asks.
+// key's AutoSelect says; trials are timed after a barrier, decided planned calls are timed (for drift), decided
+// native calls are not, and agreements are made when it asks.
 //
 // Where the library's reduce is known to fail with MPI_IN_PLACE at the root (cached.native_in_place_failure,
 // core/native_failures.hpp: the same on every rank), only the root knows whether a call is in place, so the
@@ -129,7 +130,8 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
             step = select.next();  // the planned tree, untimed
         }
     }
-    const double start = MPI_Wtime();
+    const bool timing = step.timed || step.watched;  // native once decided: the pass-through, not timed
+    const double start = timing ? MPI_Wtime() : 0.0;
     const bool planned = step.run == AutoSelect::Run::planned;
     if (planned) {
         REDUX_MPI(run_planned(cached, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout));
@@ -138,7 +140,11 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
     } else {
         REDUX_MPI(PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, state.comm));
     }
-    select.record(MPI_Wtime() - start);
+    if (timing) {
+        select.record(MPI_Wtime() - start);
+    } else {
+        select.count();
+    }
     if (info != nullptr && !planned) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
     if (select.needs_agreement()) {
         const std::vector<double> mine = select.local();
@@ -148,6 +154,7 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
         if (select.agree(agreed)) {
             cached.report.planned_s = select.planned_s();
             cached.report.native_s = select.native_s();
+            cached.report.trial_calls = select.trial_calls();
             cached.report.strategy = select.choice() == AutoSelect::Run::native
                                          ? std::string("native")
                                          : std::string(strategy_name(cached.strategy));
@@ -201,10 +208,7 @@ extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MP
     const redux_options& opts = options != nullptr ? *options : kDefaults;
     if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
     if (redux_foreign_mpi()) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    if (!initialized || finalized) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (!mpi_running()) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     if (comm != MPI_COMM_NULL && !valid_options(opts)) {
         MPI_Comm_call_errhandler(comm, MPI_ERR_ARG);
         return MPI_ERR_ARG;
