@@ -233,7 +233,7 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     app.add_option("--size-seconds", options.size_seconds,
                    "fewer iterations where one round of the algorithms is slow: about S seconds of timed "
                    "iterations per size (at least 3), judged from the verification calls; warm-up no longer than "
-                   "the iterations, but 10 with auto (its trials); 0: no limit (default)")
+                   "the iterations; 0: no limit (default)")
         ->type_name("S")
         ->check(CLI::NonNegativeNumber);
     app.add_option("--root", options.root, "the root rank (default 0)")->type_name("R");

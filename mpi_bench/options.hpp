@@ -26,7 +26,7 @@ struct BenchOptions {
     std::vector<AlgorithmChoice> algorithms;
     std::vector<long> sizes_bytes;
     int iterations = 0;  // 0: 1000 up to kLargeMessageBytes, 100 up to kHugeMessageBytes, 20 above
-    int warmup = -1;     // -1: 100 up to kLargeMessageBytes, 10 above (auto's trials take its first 10 calls)
+    int warmup = -1;     // -1: 100 up to kLargeMessageBytes, 10 above (auto's trials come before, runner.cpp)
     int root = 0;
     bool in_place = false;
     OpSpec op;

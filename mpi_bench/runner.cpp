@@ -85,16 +85,14 @@ bool Runner::verify(int count, const char* when, bool corrupt) {
 }
 
 // --size-seconds: as many iterations as fit in about size_seconds at the verification round's pace (at least
-// 3, at most the configured count); the warm-up no longer, but the 10 calls of auto's trials when auto runs.
+// 3, at most the configured count); the warm-up no longer (auto's trials have their own calls, run_size).
 // The root decides and broadcasts, so every rank runs the same rounds.
 void Runner::limit_rounds(double round_s, int& iterations, int& warmup) const {
     int rounds[2] = {iterations, warmup};
     if (rank_ == options_.root && round_s > 0) {
         const double fit = options_.size_seconds / round_s;
         rounds[0] = fit < iterations ? std::max(3, static_cast<int>(fit)) : iterations;
-        bool with_auto = false;
-        for (const AlgorithmChoice& choice : options_.algorithms) with_auto |= choice.algorithm == REDUX_ALGORITHM_AUTO;
-        rounds[1] = std::min(warmup, std::max(with_auto ? kAutoTrialCalls : 1, rounds[0]));
+        rounds[1] = std::min(warmup, std::max(1, rounds[0]));
     }
     MPI_Bcast(rounds, 2, MPI_INT, options_.root, comm_);
     iterations = rounds[0];
@@ -138,6 +136,15 @@ bool Runner::run_size(int count, SizeResult& result) {
     }
     if (!verify(count, "before", true)) return false;
     if (options_.size_seconds > 0) limit_rounds(round_s, iterations, warmup);
+    for (size_t a = 0; a < algorithms; ++a) {  // auto's trials, untimed (kAutoTrialCalls)
+        if (options_.algorithms[a].algorithm != REDUX_ALGORITHM_AUTO) continue;
+        for (int trial = 1; trial < kAutoTrialCalls; ++trial) {
+            redux_call_info info{};
+            prepare(a);
+            check_call(call(a, count, &info), a);
+            record_call(info, result.algorithms[a]);
+        }
+    }
 
     if (options_.window_sync && !start_clock_) start_clock_ = std::make_unique<StartClock>(options_.root, comm_);
     std::vector<std::vector<double>> samples_s(algorithms);

@@ -26,8 +26,9 @@ namespace redux_bench {
 
 // auto's trials: its first calls on a size alternate between its tree and PMPI_Reduce in rounds of 2 x 5
 // (libredux's AutoSelect::kTrials); one round decides when one side is clearly faster, up to 4 rounds when the
-// samples overlap. The warm-up covers the first round; further rounds fall among the timed iterations.
-constexpr int kAutoTrialCalls = 10;
+// samples overlap. Before the warm-up, auto alone makes this many calls (the verification call included), so
+// that what is timed is what it settled on, as an application sees it after its first few dozen calls.
+constexpr int kAutoTrialCalls = 40;
 
 struct AlgorithmResult {
     Summary latency;  // over the timed iterations, on the root
