@@ -128,6 +128,9 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     MPI_Barrier(comm_);
     if (rank_ != 0) return;
     const std::vector<nlohmann::json> lines = read_report();
+    std::string report;  // printed with any failure below
+    for (const auto& line : lines) report += line.dump() + "\n";
+    SCOPED_TRACE("REDUX_REPORT:\n" + report);
     ASSERT_EQ(lines.size(), 3u)
         << "one line per plan (auto's, optimal's) and per decision (auto's), from the first call";
     EXPECT_EQ(lines[0]["event"], "new plan");
