@@ -10,6 +10,7 @@
 #include "exec/executor.hpp"
 #include "mpi/element_buffer.hpp"
 #include "plan/planner.hpp"
+#include "redux/redux.h"
 
 #include <mpi.h>
 
@@ -63,6 +64,29 @@ struct CachedPlan {
     std::vector<char> in_place_copy;  // the root's data, when such a key runs native with MPI_IN_PLACE
 };
 
+// The previous call's arguments where its datatype and op are predefined (handles MPI never frees, so equal
+// handles mean equal types and ops), and what they led to: a call that repeats them (the common case: a loop
+// reducing the same buffer) goes straight to the plan, without checking its handles, describing the datatype
+// or looking the key up again. Only the buffers are judged again (exec/reduce.cpp).
+struct LastCall {
+    CachedPlan* plan = nullptr;  // null: nothing to repeat (none yet, or the plan was evicted)
+    int count = 0;
+    int root = 0;
+    MPI_Datatype datatype = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    redux_options options{};
+    redux_algorithm algorithm = REDUX_ALGORITHM_AUTO;  // resolved
+    bool commutative = true;
+    ElementLayout layout;
+
+    bool repeats(int c, MPI_Datatype t, MPI_Op o, int r, const redux_options& opts) const {
+        return plan != nullptr && c == count && t == datatype && o == op && r == root &&
+               opts.algorithm == options.algorithm && opts.transfer_s == options.transfer_s &&
+               opts.compute_s == options.compute_s && opts.limit == options.limit &&
+               opts.segment_bytes == options.segment_bytes;
+    }
+};
+
 struct CommState {
     MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, errors returned
     Config config;                  // this process's, with the shared settings agreed on rank 0's
@@ -72,6 +96,7 @@ struct CommState {
     std::deque<PlanKey> plan_order;  // oldest first, for eviction
     PlanKey last_key;                // the plan of the previous call: repeated calls skip the map
     CachedPlan* last_plan = nullptr;
+    LastCall last_call;
     bool links_known = false;  // topology and links, gathered on the first plan that needs d
     Topology topology;
     LinkCalibration links;

@@ -53,6 +53,14 @@ redux_algorithm resolve(const redux_options& options, const Config& config) {
     return options.algorithm == REDUX_ALGORITHM_CONFIGURED ? config.algorithm : options.algorithm;
 }
 
+// Erroneous calls that only one side can see (MPI_IN_PLACE in the wrong place, aliased buffers) get the
+// library's error on that rank, as with MPI_Reduce itself. A null recvbuf is MPI_BOTTOM, which is legal: it must
+// not send the root elsewhere than the other ranks.
+bool misplaced_buffers(const void* sendbuf, const void* recvbuf, int rank, int root) {
+    if (rank == root) return recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
+    return sendbuf == MPI_IN_PLACE;
+}
+
 // True when MPI_Reduce itself should judge or handle the call. Sets rank and size otherwise; `state` is the
 // communicator's state when libredux already has one (which answers rank and size without asking MPI).
 bool leave_to_library(const void* sendbuf, const void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -67,11 +75,7 @@ bool leave_to_library(const void* sendbuf, const void* recvbuf, int count, MPI_D
         if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return true;
     }
     if (size == 1 || root < 0 || root >= size) return true;
-    // Erroneous calls that only one side can see (MPI_IN_PLACE in the wrong place, aliased buffers) get the
-    // library's error on that rank, as with MPI_Reduce itself. A null recvbuf is MPI_BOTTOM, which is legal:
-    // it must not send the root elsewhere than the other ranks.
-    if (rank == root) return recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
-    return sendbuf == MPI_IN_PLACE;
+    return misplaced_buffers(sendbuf, recvbuf, rank, root);
 }
 
 int run_planned(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -171,11 +175,29 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
     return MPI_SUCCESS;
 }
 
+// Runs a call on its plan: auto's choice where auto was asked for on a predefined datatype, else the plan.
+int run_cached(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               bool commutative, int root, CommState& state, const ElementLayout& layout, redux_algorithm algorithm,
+               redux_call_info* info) {
+    if (info != nullptr) {
+        *info = {1,
+                 public_algorithm(cached.strategy),
+                 cached.costs.transfer_s,
+                 cached.costs.compute_s,
+                 cached.predicted_s,
+                 cached.segments};
+    }
+    if (algorithm == REDUX_ALGORITHM_AUTO && layout.named) {  // see planning.cpp
+        return run_auto(cached, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout, info);
+    }
+    return run_planned(cached, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout);
+}
+
 int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                    CommState* state, int rank, const ElementLayout& layout, redux_algorithm algorithm,
                    const redux_options& options, redux_call_info* info) {
-    int commutative = 1;
-    REDUX_MPI(MPI_Op_commutative(op, &commutative));
+    int commutative = 1;  // every predefined op is commutative (MPI 4.0, 6.9.2)
+    if (!is_predefined(op)) REDUX_MPI(MPI_Op_commutative(op, &commutative));
 
     const PlanKey key{root,
                       count,
@@ -191,18 +213,30 @@ int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     const void* own_data = rank == root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     CachedPlan* cached = nullptr;
     REDUX_MPI(plan_for(*state, key, own_data, datatype, op, layout, cached));
-    if (info != nullptr) {
-        *info = {1,
-                 public_algorithm(cached->strategy),
-                 cached->costs.transfer_s,
-                 cached->costs.compute_s,
-                 cached->predicted_s,
-                 cached->segments};
+    if (layout.named && is_predefined(op)) {
+        state->last_call = {cached, count, root, datatype, op, options, algorithm, commutative != 0, layout};
+    } else {
+        state->last_call.plan = nullptr;
     }
-    if (algorithm == REDUX_ALGORITHM_AUTO && key.datatype != MPI_DATATYPE_NULL) {  // see planning.cpp
-        return run_auto(*cached, sendbuf, recvbuf, count, datatype, op, commutative != 0, root, *state, layout, info);
+    return run_cached(*cached, sendbuf, recvbuf, count, datatype, op, commutative != 0, root, *state, layout, algorithm,
+                      info);
+}
+
+// Runs `call` with nothing crossing the C API; an error goes through the user's communicator's error handler.
+template <typename Call>
+int guarded(MPI_Comm comm, Call&& call) {
+    int rc = MPI_ERR_INTERN;
+    try {
+        rc = call();
+    } catch (const std::bad_alloc&) {
+        rc = MPI_ERR_NO_MEM;
+    } catch (const std::exception& e) {  // the planner's and simulator's invalid_argument, logic_error, ...
+        std::fprintf(stderr, "libredux: internal error: %s\n", e.what());
+    } catch (...) {
+        std::fprintf(stderr, "libredux: internal error\n");
     }
-    return run_planned(*cached, sendbuf, recvbuf, count, datatype, op, commutative != 0, root, *state, layout);
+    if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, rc);
+    return rc;
 }
 
 }  // namespace
@@ -225,6 +259,16 @@ extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MP
     if (opts.algorithm == REDUX_ALGORITHM_NATIVE ||
         (state != nullptr && resolve(opts, state->config) == REDUX_ALGORITHM_NATIVE)) {  // pass-through
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    }
+    // The previous call's arguments again (LastCall): only the buffers are judged again, the rest was judged
+    // when its plan was found.
+    if (state != nullptr && state->last_call.repeats(count, datatype, op, root, opts) &&
+        !misplaced_buffers(sendbuf, recvbuf, state->rank, root)) {
+        const LastCall& last = state->last_call;
+        return guarded(comm, [&] {
+            return run_cached(*last.plan, sendbuf, recvbuf, count, datatype, op, last.commutative, root, *state,
+                              last.layout, last.algorithm, info);
+        });
     }
     int rank = 0, size = 1;
     ElementLayout layout;
@@ -251,18 +295,9 @@ extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MP
         }
     }
     const redux_algorithm algorithm = resolve(opts, state->config);
-    int rc = MPI_ERR_INTERN;
-    try {  // nothing may cross the C API
-        rc = reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, state, rank, layout, algorithm, opts, info);
-    } catch (const std::bad_alloc&) {
-        rc = MPI_ERR_NO_MEM;
-    } catch (const std::exception& e) {  // the planner's and simulator's invalid_argument, logic_error, ...
-        std::fprintf(stderr, "libredux: internal error: %s\n", e.what());
-    } catch (...) {
-        std::fprintf(stderr, "libredux: internal error\n");
-    }
-    if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, rc);
-    return rc;
+    return guarded(comm, [&] {
+        return reduce_on_tree(sendbuf, recvbuf, count, datatype, op, root, state, rank, layout, algorithm, opts, info);
+    });
 }
 
 extern "C" int redux_reduce_raw(const void* sendbuf, void* recvbuf, int count, redux_raw_handle datatype,

@@ -7,7 +7,15 @@
 
 namespace redux {
 
+// Programs repeat the same basic type: the last named type's layout is remembered (a named type's handle
+// never changes, while a derived type's may be freed and reused), which saves four MPI calls per reduce.
 int describe_layout(MPI_Datatype datatype, ElementLayout& layout) {
+    thread_local MPI_Datatype last_named = MPI_DATATYPE_NULL;
+    thread_local ElementLayout last_layout;
+    if (datatype == last_named && datatype != MPI_DATATYPE_NULL) {
+        layout = last_layout;
+        return MPI_SUCCESS;
+    }
     MPI_Aint lb = 0;
     REDUX_MPI(MPI_Type_get_extent(datatype, &lb, &layout.extent));
     REDUX_MPI(MPI_Type_get_true_extent(datatype, &layout.true_lb, &layout.true_extent));
@@ -16,6 +24,10 @@ int describe_layout(MPI_Datatype datatype, ElementLayout& layout) {
     int integers = 0, addresses = 0, types = 0, combiner = 0;
     REDUX_MPI(MPI_Type_get_envelope(datatype, &integers, &addresses, &types, &combiner));
     layout.named = combiner == MPI_COMBINER_NAMED;
+    if (layout.named) {
+        last_named = datatype;
+        last_layout = layout;
+    }
     return MPI_SUCCESS;
 }
 
