@@ -57,6 +57,8 @@ public:
     bool native_excluded() const { return native_excluded_; }
 
     bool decided() const { return decided_; }
+    // Decided for native and nothing to time: the call is the pass-through, then count().
+    bool settled_native() const { return decided_ && choice_ == Run::native; }
     Run choice() const { return choice_; }
     double planned_s() const { return planned_s_; }   // agreed trial medians of the last decision
     int trial_calls() const { return trial_calls_; }  // trial calls the last decision took

@@ -265,6 +265,14 @@ extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MP
     if (state != nullptr && state->last_call.repeats(count, datatype, op, root, opts) &&
         !misplaced_buffers(sendbuf, recvbuf, state->rank, root)) {
         const LastCall& last = state->last_call;
+        AutoSelect& select = last.plan->auto_select;
+        if (last.algorithm == REDUX_ALGORITHM_AUTO && select.settled_native() &&
+            (last.plan->native_in_place_failure == nullptr || sendbuf != MPI_IN_PLACE)) {  // run_auto, shortened
+            select.count();
+            const int rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, state->comm);
+            if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, rc);
+            return rc;
+        }
         return guarded(comm, [&] {
             return run_cached(*last.plan, sendbuf, recvbuf, count, datatype, op, last.commutative, root, *state,
                               last.layout, last.algorithm, info);
