@@ -8,6 +8,9 @@
 // segment to the root, which receives it once its own part of the segment has left), and checked against the
 // rank-order product.
 //
+// ReceiveTogether: a star whose root posts its children's receives one after the other, or all at once as plans
+// with a time in flight ask (RankProgram::receive_together), from small vectors to ones past the eager limits.
+//
 // MidwayError: an MPI error inside the executor (injected by the request counter at the root, after requests
 // are posted; unsegmented and in segments of one int) is returned and reaches the user's error handler once, and every
 // request the call started has been completed or cancelled when it returns. The other ranks' calls return (small
@@ -44,19 +47,57 @@ redux::RankProgram chain_program(int rank, int n, bool sink_at_zero, int root) {
     return program;
 }
 
+// Runs `program` (this rank's part of a non-commutative reduction) on `operand` and checks the root's result
+// against the rank-order product; every request the call started must be completed.
+void expect_rank_order_product(const redux_test::Operand& operand, const redux::ElementLayout& layout, int count,
+                               int segments, int root, bool in_place, const redux::RankProgram& program, MPI_Comm comm,
+                               const redux::ExecKnobs& knobs) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const uint64_t seed = static_cast<uint64_t>(count * 31 + root);
+    redux_test::TypedBuffer send(operand.datatype(), count), recv(operand.datatype(), count),
+        want(operand.datatype(), count);
+    const bool at_root = rank == root;
+    operand.fill((in_place && at_root ? recv : send).origin(), count, rank, seed);
+    redux::ReduceArgs args;
+    args.in_place = in_place && at_root;
+    args.sendbuf = args.in_place ? recv.origin() : send.origin();
+    args.recvbuf = recv.origin();
+    args.count = count;
+    args.datatype = operand.datatype();
+    args.op = operand.op();
+    args.commutative = false;
+    args.root = root;
+    redux::Workspace workspace;
+    const auto before = redux_test::request_counts();
+    const int rc = redux::run_program(program, segments, rank, args, layout, comm, workspace, knobs);
+    const auto after = redux_test::request_counts();
+    EXPECT_EQ(rc, MPI_SUCCESS);
+    EXPECT_EQ(after.started - before.started, after.completed - before.completed);
+    if (at_root) {
+        operand.expect(want.origin(), count, size, seed);
+        EXPECT_EQ(operand.compare(recv.origin(), want.origin(), count), "");
+    }
+}
+
+std::vector<std::unique_ptr<redux_test::Operand>> non_commutative_operands() {
+    std::vector<std::unique_ptr<redux_test::Operand>> operands;
+    operands.push_back(redux_test::packed_matrix_operand());
+    operands.push_back(redux_test::matrix_operand(redux_test::MatrixLayout::struct_negative_lb));
+    operands.push_back(redux_test::matrix_operand(redux_test::MatrixLayout::resized_padded));
+    return operands;
+}
+
 TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    std::vector<std::unique_ptr<redux_test::Operand>> operands;
-    operands.push_back(redux_test::packed_matrix_operand());
-    operands.push_back(redux_test::matrix_operand(redux_test::MatrixLayout::struct_negative_lb));
-    operands.push_back(redux_test::matrix_operand(redux_test::MatrixLayout::resized_padded));
     redux::ExecKnobs small_chunks;
     small_chunks.chunk_bytes = 40;  // several chunks per fold, polling in between
-    for (const auto& operand : operands) {
+    for (const auto& operand : non_commutative_operands()) {
         redux::ElementLayout layout;
         ASSERT_EQ(redux::describe_layout(operand->datatype(), layout), MPI_SUCCESS);
         for (int count : {1, 7, 300}) {
@@ -67,32 +108,47 @@ TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
                             SCOPED_TRACE(operand->name() + " count " + std::to_string(count) + " segments " +
                                          std::to_string(segments) + " root " + std::to_string(root) +
                                          (sink_at_zero ? " sink 0" : " sink n-1") + (in_place ? " in place" : ""));
-                            const uint64_t seed = static_cast<uint64_t>(count * 31 + root);
-                            redux_test::TypedBuffer send(operand->datatype(), count), recv(operand->datatype(), count),
-                                want(operand->datatype(), count);
-                            const bool at_root = rank == root;
-                            operand->fill((in_place && at_root ? recv : send).origin(), count, rank, seed);
-                            redux::ReduceArgs args;
-                            args.in_place = in_place && at_root;
-                            args.sendbuf = args.in_place ? recv.origin() : send.origin();
-                            args.recvbuf = recv.origin();
-                            args.count = count;
-                            args.datatype = operand->datatype();
-                            args.op = operand->op();
-                            args.commutative = false;
-                            args.root = root;
-                            redux::Workspace workspace;
-                            const auto before = redux_test::request_counts();
-                            const int rc = redux::run_program(chain_program(rank, size, sink_at_zero, root), segments,
-                                                              rank, args, layout, comm, workspace, small_chunks);
-                            const auto after = redux_test::request_counts();
-                            EXPECT_EQ(rc, MPI_SUCCESS);
-                            EXPECT_EQ(after.started - before.started, after.completed - before.completed);
-                            if (at_root) {
-                                operand->expect(want.origin(), count, size, seed);
-                                EXPECT_EQ(operand->compare(recv.origin(), want.origin(), count), "");
-                            }
+                            expect_rank_order_product(*operand, layout, count, segments, root, in_place,
+                                                      chain_program(rank, size, sink_at_zero, root), comm,
+                                                      small_chunks);
                         }
+                    }
+                }
+            }
+        }
+    }
+    MPI_Comm_free(&comm);
+}
+
+// ReceiveTogether: a star on the root (every other rank its child; those below it join on the left, nearest
+// first, those above on the right), its receives posted one after the other or all at once
+// (RankProgram::receive_together), with vectors from one element to past the MPI libraries' eager limits (the
+// sends then wait for their receives), for every root, in place or not: the rank-order product either way.
+TEST(ReceiveTogether, StarsGiveTheRankOrderProductEitherWay) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const redux::ExecKnobs knobs;
+    for (const auto& operand : non_commutative_operands()) {
+        redux::ElementLayout layout;
+        ASSERT_EQ(redux::describe_layout(operand->datatype(), layout), MPI_SUCCESS);
+        const int past_eager = static_cast<int>((256 << 10) / layout.extent) + 1;
+        for (int count : {1, 300, past_eager}) {
+            for (int root = 0; root < size; ++root) {
+                redux::RankProgram star;
+                if (rank != root) star.parent = root;
+                for (int child = root - 1; rank == root && child >= 0; --child) star.children.push_back({child, true});
+                for (int child = root + 1; rank == root && child < size; ++child)
+                    star.children.push_back({child, false});
+                for (bool together : {false, true}) {
+                    star.receive_together = together;
+                    for (bool in_place : {false, true}) {
+                        SCOPED_TRACE(operand->name() + " count " + std::to_string(count) + " root " +
+                                     std::to_string(root) + (together ? " together" : " one by one") +
+                                     (in_place ? " in place" : ""));
+                        expect_rank_order_product(*operand, layout, count, 1, root, in_place, star, comm, knobs);
                     }
                 }
             }

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
 namespace redux {
@@ -98,6 +99,36 @@ TEST(Planner, ChainAndBinaryTreesHaveTheirShapes) {
             EXPECT_LE(hops, static_cast<int32_t>(std::floor(std::log2(n))));
         }
     }
+}
+
+// A plan predicted with a time in flight lets a rank's children send together (the executor posts their receives
+// at once); without one (Canon & Antoniu's model), per-link costs (the flight is not modelled there) or with
+// segments (the pipeline's one-receive-at-a-time model), it does not.
+TEST(Planner, ChildrenReceivedTogetherOnlyUnderATimeInFlight) {
+    const auto together = [](const PlanRequest& request) {
+        const Plan plan = make_plan(request);
+        bool any = false, all = true;
+        for (int32_t r = 0; r < request.ranks; ++r) {
+            const bool t = program_for(plan, r).receive_together;
+            any = any || t;
+            all = all && t;
+        }
+        EXPECT_EQ(any, all) << "the same for every rank of a plan";
+        return all;
+    };
+    PlanRequest request{8, {1.0, 0.0, 0.9}, Strategy::optimal, 0, 0, true};
+    EXPECT_TRUE(together(request));
+    request.costs.flight_s = 0;
+    EXPECT_FALSE(together(request));
+    request.costs.flight_s = 0.5;
+    request.strategy = Strategy::binomial;
+    EXPECT_TRUE(together(request)) << "any tree predicted with the flight";
+    request.elements = 1024;
+    request.segments = 4;
+    EXPECT_FALSE(together(request));
+    request.segments = 1;
+    request.hetero_costs = std::make_shared<const HeteroCosts>(HeteroCosts::uniform(8, request.costs));
+    EXPECT_FALSE(together(request));
 }
 
 TEST(Planner, OneRankPlanIsEmpty) {

@@ -13,7 +13,12 @@
 //      (measured on the emulated cluster: slower than no overlap at all). Small (eager) messages are not held
 //      back by this: they travel before their receive is posted. A rank with one child (a chain) posts the
 //      window's segments together: they come over one link in order, and a long-latency link's rendezvous
-//      handshakes then overlap instead of costing a round trip per segment.
+//      handshakes then overlap instead of costing a round trip per segment. A plan predicted with a time in
+//      flight (RankProgram::receive_together: latency-bound links, where the model lets the children's messages
+//      travel together) gets what it assumed: every child's receive posted at once, one slot each, as long as
+//      they take at most kTogetherBytes. Otherwise a message above the MPI library's eager limit would wait for
+//      its receive, and each child after the first would pay a round trip of handshake (measured on the
+//      emulated cluster at 64 KiB: a wide tree predicted at 9 ms took 20 ms).
 //   2. Children are folded strictly in plan order (never arrival order), so every call gives the same bits.
 //      MPI_Reduce_local(in, inout) computes inout = in o inout, so a child joining on the left folds into the
 //      accumulator, and one joining on the right takes the accumulator as its left operand and the result stays
@@ -32,9 +37,9 @@
 //      completed. Non-commutative plans whose sink is not the root send each finished segment from the sink to
 //      the root, which receives it into recvbuf once its own part of that segment has left (in place, recvbuf
 //      holds its input until then).
-// Scratch: recv_window + 2 slots of one segment (receives, accumulator, one partial result being sent); when all
-// are taken, the oldest send is waited for. Every edge carries its segments in order with one tag, so MPI's
-// non-overtaking rule matches them; repeated calls allocate nothing (Workspace).
+// Scratch: recv_window + 2 slots of one segment (receives, accumulator, one partial result being sent; children
+// + 2 when receiving together); when all are taken, the oldest send is waited for. Every edge carries its segments
+// in order with one tag, so MPI's non-overtaking rule matches them; repeated calls allocate nothing (Workspace).
 #include "exec/executor.hpp"
 
 #include "mpi/mpi_check.hpp"
@@ -51,8 +56,9 @@ namespace {
 
 constexpr int kTagPartial = 1;
 constexpr int kTagResult = 2;
-constexpr int kSendWindow = 4;  // outstanding sends of partial results per rank
-constexpr int kNoSlot = -1;     // a buffer that is not a scratch slot: sendbuf or recvbuf
+constexpr int kSendWindow = 4;                         // outstanding sends of partial results per rank
+constexpr int kNoSlot = -1;                            // a buffer that is not a scratch slot: sendbuf or recvbuf
+constexpr int64_t kTogetherBytes = int64_t{16} << 20;  // scratch for receives posted together, at most
 
 // `base` moved by `bytes`, on integers: base may be MPI_BOTTOM (absolute addresses), where pointer arithmetic
 // would leave every object.
@@ -74,6 +80,10 @@ public:
           knobs_(knobs),
           ws_(workspace) {
         window_ = std::max(1, std::min(knobs.recv_window, children_ * segments_));
+        const int64_t vector_bytes = static_cast<int64_t>(args.count) * layout.extent;
+        together_ = program.receive_together && segments_ == 1 && children_ > 1 &&
+                    static_cast<int64_t>(children_) * vector_bytes <= kTogetherBytes;
+        if (together_) window_ = children_;
         root_direct_ = rank == args.root && !args.in_place && program.receive_result_from < 0;
         const int slots = children_ > 0 ? window_ + 2 : 0;
         const int most = (args.count + segments_ - 1) / segments_;  // the longest segment
@@ -143,7 +153,7 @@ private:
     int post_receives() {
         const int64_t stream = static_cast<int64_t>(children_) * segments_;
         while (posted_ < stream && posted_ - folded_ < window_ &&
-               (children_ == 1 || posted_ == folded_ || recv_request(posted_ - 1) == MPI_REQUEST_NULL)) {
+               (children_ == 1 || together_ || posted_ == folded_ || recv_request(posted_ - 1) == MPI_REQUEST_NULL)) {
             const int j = static_cast<int>(posted_ / children_);
             const int k = static_cast<int>(posted_ % children_);
             void* buffer = nullptr;
@@ -312,6 +322,7 @@ private:
     const ExecKnobs& knobs_;
     Workspace& ws_;
     int window_ = 1;
+    bool together_ = false;     // every child's receive posted at once (RankProgram::receive_together)
     bool root_direct_ = false;  // the root's first child of each segment lands in recvbuf
     int result_requests_ = 0;   // the root's receives of the sink's result, one per segment
     int segment_ = 0;           // being folded
