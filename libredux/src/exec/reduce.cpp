@@ -105,29 +105,27 @@ int native_from_copy(CachedPlan& cached, void* recvbuf, int count, MPI_Datatype 
 
 // auto: the planned tree or PMPI_Reduce (on the private communicator, so errors come back here), as the
 // key's AutoSelect says; decided planned calls are timed (for drift), decided native calls are not, and
-// agreements are made when it asks. A trial is timed from one barrier to the next: each rank's sample is then
-// the time until every rank is done, plus the barrier's own time (the same for both sides). Timed from the
-// barrier to the rank's own end, as before, ranks leave a barrier up to a one-way latency apart on a
-// high-latency network, and a root that left late finds its children's messages already there: on the
-// emulated heterogeneous cluster (links of 0.1 to 5 ms) auto kept the star tree, 15.6 ms, against native's
-// 7.9 ms at 8 B to 4 KiB. With a barrier at both ends each rank's lateness cancels out; measured there since:
-// auto runs native at 8 B and 1 KiB (0.99-1.00x) and the faster star at 8 KiB (1.37x).
+// agreements are made when it asks. A trial starts from start_together_yielding (mpi/yielding.hpp): the root
+// lets every rank go at once, and each rank times from then to its own end; the agreement takes the slowest
+// rank's. Two earlier ways failed on the emulated clusters, where a one-way latency is milliseconds. Timed from
+// a barrier to the rank's own end, ranks leave a barrier up to a few latencies apart, and a root that left late
+// found its children's messages already there: on the heterogeneous cluster auto kept a star tree of 15.6 ms
+// against native's 7.9 ms. Timed from a barrier to a barrier, the leaves of a wide tree, let go a few latencies
+// after the root, delayed it: on the homogeneous cluster at 32 KiB auto measured the tree at 18.4 ms and native
+// at 16.7 ms, and ran native (6.6 ms) where the tree took 5.0 ms.
 //
 // Where the library's reduce is known to fail with MPI_IN_PLACE at the root (cached.native_in_place_failure,
-// core/native_failures.hpp: the same on every rank), only the root knows whether a call is in place, so the
-// barrier before each trial is an allreduce of "the root passed MPI_IN_PLACE" instead (as much a barrier: no
-// rank leaves before all have come). Once it says yes, auto never tries native on the key again: the planned
-// tree only, and the decision log says why. A key that decided for native before its root ever passed
-// MPI_IN_PLACE (untimed calls agree on nothing) keeps native, and its root hands the library a copy of its
-// data as an ordinary send buffer.
+// core/native_failures.hpp: the same on every rank), only the root knows whether a call is in place, so each
+// trial first agrees on "the root passed MPI_IN_PLACE" (an allreduce). Once it says yes, auto never tries native on the
+// key again: the planned tree only, and the decision log says why. A key that decided for native before its root ever
+// passed MPI_IN_PLACE (untimed calls agree on nothing) keeps native, and its root hands the library a copy of its data
+// as an ordinary send buffer.
 int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              bool commutative, int root, CommState& state, const ElementLayout& layout, redux_call_info* info) {
     AutoSelect& select = cached.auto_select;
     AutoSelect::Step step = select.next();
     const bool in_place = state.rank == root && sendbuf == MPI_IN_PLACE;
-    if (step.timed && cached.native_in_place_failure == nullptr) {
-        REDUX_MPI(barrier_yielding(state.comm));
-    } else if (step.timed) {
+    if (step.timed && cached.native_in_place_failure != nullptr) {
         int mine = in_place ? 1 : 0, any = 0;
         REDUX_MPI(allreduce_yielding(&mine, &any, 1, MPI_INT, MPI_MAX, state.comm));
         if (any != 0) {
@@ -141,7 +139,12 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
         }
     }
     const bool timing = step.timed || step.watched;  // native once decided: the pass-through, not timed
-    const double start = timing ? MPI_Wtime() : 0.0;
+    double start = 0.0;
+    if (step.timed) {
+        REDUX_MPI(start_together_yielding(state.comm, root, start));
+    } else if (timing) {
+        start = MPI_Wtime();
+    }
     const bool planned = step.run == AutoSelect::Run::planned;
     if (planned) {
         REDUX_MPI(run_planned(cached, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout));
@@ -150,7 +153,6 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
     } else {
         REDUX_MPI(PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, state.comm));
     }
-    if (step.timed) REDUX_MPI(barrier_yielding(state.comm));
     if (timing) {
         select.record(MPI_Wtime() - start);
     } else {

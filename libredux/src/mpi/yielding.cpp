@@ -61,6 +61,32 @@ int barrier_yielding(MPI_Comm comm) {
     return wait_internal(request);
 }
 
+int start_together_yielding(MPI_Comm comm, int root, double& start_s) {
+    int rank = 0, size = 0;
+    REDUX_MPI(PMPI_Comm_rank(comm, &rank));
+    REDUX_MPI(PMPI_Comm_size(comm, &size));
+    if (rank != root) {  // empty messages: point-to-point ones are matched all the same
+        MPI_Request came = MPI_REQUEST_NULL, go = MPI_REQUEST_NULL;
+        REDUX_MPI(PMPI_Irecv(nullptr, 0, MPI_BYTE, root, kStartTag, comm, &go));
+        REDUX_MPI(PMPI_Isend(nullptr, 0, MPI_BYTE, root, kStartTag, comm, &came));
+        REDUX_MPI(wait_internal(go));
+        start_s = MPI_Wtime();
+        return wait_internal(came);
+    }
+    for (int pass = 0; pass < 2; ++pass) {  // hear from everyone, then let everyone go
+        if (pass == 1) start_s = MPI_Wtime();
+        for (int other = 0; other < size; ++other) {
+            if (other == root) continue;
+            MPI_Request request = MPI_REQUEST_NULL;
+            REDUX_MPI(pass == 0 ? PMPI_Irecv(nullptr, 0, MPI_BYTE, other, kStartTag, comm, &request)
+                                : PMPI_Isend(nullptr, 0, MPI_BYTE, other, kStartTag, comm, &request));
+            if (pass == 0) REDUX_MPI(wait_internal(request));       // in any order: each has come or will
+            if (pass == 1) REDUX_MPI(PMPI_Request_free(&request));  // an empty send completes once matched
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 int comm_dup_yielding(MPI_Comm comm, MPI_Comm* newcomm) {
     MPI_Request request = MPI_REQUEST_NULL;
     REDUX_MPI(PMPI_Comm_idup(comm, newcomm, &request));
