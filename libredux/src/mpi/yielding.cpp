@@ -73,16 +73,18 @@ int start_together_yielding(MPI_Comm comm, int root, double& start_s) {
         start_s = MPI_Wtime();
         return wait_internal(came);
     }
-    for (int pass = 0; pass < 2; ++pass) {  // hear from everyone, then let everyone go
-        if (pass == 1) start_s = MPI_Wtime();
-        for (int other = 0; other < size; ++other) {
-            if (other == root) continue;
-            MPI_Request request = MPI_REQUEST_NULL;
-            REDUX_MPI(pass == 0 ? PMPI_Irecv(nullptr, 0, MPI_BYTE, other, kStartTag, comm, &request)
-                                : PMPI_Isend(nullptr, 0, MPI_BYTE, other, kStartTag, comm, &request));
-            if (pass == 0) REDUX_MPI(wait_internal(request));       // in any order: each has come or will
-            if (pass == 1) REDUX_MPI(PMPI_Request_free(&request));  // an empty send completes once matched
-        }
+    for (int other = 0; other < size; ++other) {  // hear from everyone, in any order: each has come or will
+        if (other == root) continue;
+        MPI_Request came = MPI_REQUEST_NULL;
+        REDUX_MPI(PMPI_Irecv(nullptr, 0, MPI_BYTE, other, kStartTag, comm, &came));
+        REDUX_MPI(wait_internal(came));
+    }
+    start_s = MPI_Wtime();
+    for (int other = 0; other < size; ++other) {  // then let everyone go at once
+        if (other == root) continue;
+        MPI_Request go = MPI_REQUEST_NULL;
+        REDUX_MPI(PMPI_Isend(nullptr, 0, MPI_BYTE, other, kStartTag, comm, &go));
+        REDUX_MPI(PMPI_Request_free(&go));  // an empty send completes once matched
     }
     return MPI_SUCCESS;
 }
