@@ -165,4 +165,108 @@ TEST(AutoSelect, DecidedNativeIsCountedOnlyThenRechecked) {
     EXPECT_TRUE(select.next().timed);
 }
 
+// Several trees (the model's and its runners-up): every contender in the running takes one call in turn, trees
+// in order, then native.
+
+// Runs one round with a time per contender (trees in order, native last; only those `next()` asks for are
+// used), checking the turns against `running`. Returns what agree() returned.
+bool run_round_of(AutoSelect& select, const std::vector<int>& running, const std::vector<double>& seconds) {
+    const int native = select.trees();
+    const int calls = AutoSelect::kTrials * static_cast<int>(running.size());
+    for (int call = 0; call < calls; ++call) {
+        const AutoSelect::Step step = select.next();
+        EXPECT_TRUE(step.timed);
+        const int expected = running[static_cast<size_t>(call) % running.size()];
+        const int arm = step.run == AutoSelect::Run::native ? native : step.tree;
+        EXPECT_EQ(arm, expected) << "call " << call;
+        select.record(seconds[static_cast<size_t>(arm)]);
+        EXPECT_EQ(select.needs_agreement(), call == calls - 1) << "call " << call;
+    }
+    EXPECT_EQ(select.local().size(), 3 * running.size()) << "quartiles of each contender in the running";
+    return select.agree(select.local());
+}
+
+TEST(AutoSelect, TheFastestOfThreeTreesWinsInOneRoundWhenClearlyApart) {
+    AutoSelect select(3);
+    EXPECT_TRUE(run_round_of(select, {0, 1, 2, 3}, {3.0, 1.0, 2.0, 4.0}));
+    ASSERT_TRUE(select.decided());
+    EXPECT_EQ(select.choice(), AutoSelect::Run::planned);
+    EXPECT_EQ(select.tree(), 1) << "the runner-up the model ranked second was measured fastest";
+    EXPECT_EQ(select.planned_s(), 1.0);
+    EXPECT_EQ(select.native_s(), 4.0);
+    EXPECT_EQ(select.trial_calls(), 4 * AutoSelect::kTrials);
+    const AutoSelect::Step step = select.next();
+    EXPECT_EQ(step.run, AutoSelect::Run::planned);
+    EXPECT_EQ(step.tree, 1);
+    EXPECT_TRUE(step.watched);
+}
+
+// A clearly slower tree leaves the running after one round; the two left overlap until the last round, and then
+// native stays (no tree was clearly faster than it).
+TEST(AutoSelect, ClearlySlowerTreesLeaveAndOverlapEndsWithNative) {
+    AutoSelect select(2);
+    auto noisy_round = [&](const std::vector<int>& running, bool expect_decision) {
+        const int calls = AutoSelect::kTrials * static_cast<int>(running.size());
+        for (int call = 0; call < calls; ++call) {
+            const AutoSelect::Step step = select.next();
+            const int arm = step.run == AutoSelect::Run::native ? 2 : step.tree;
+            EXPECT_EQ(arm, running[static_cast<size_t>(call) % running.size()]) << "call " << call;
+            const double jitter = 0.2 * ((call / static_cast<int>(running.size())) % 3);  // 0, 0.2, 0.4: overlapping
+            select.record(arm == 1 ? 10.0 : 1.0 + jitter + (arm == 0 ? 0.05 : 0.0));
+        }
+        ASSERT_TRUE(select.needs_agreement());
+        EXPECT_EQ(select.agree(select.local()), expect_decision);
+    };
+    noisy_round({0, 1, 2}, false);
+    for (int round = 1; round < AutoSelect::kMaxRounds - 1; ++round) noisy_round({0, 2}, false);
+    noisy_round({0, 2}, true);
+    EXPECT_EQ(select.choice(), AutoSelect::Run::native);
+    EXPECT_EQ(select.trial_calls(), 3 * AutoSelect::kTrials + 2 * AutoSelect::kTrials * (AutoSelect::kMaxRounds - 1));
+    EXPECT_FALSE(select.next().timed) << "decided native: the pass-through";
+    EXPECT_TRUE(select.settled_native());
+}
+
+// Native clearly slower than both trees leaves; the two trees overlap to the last round, and the smaller median
+// wins.
+TEST(AutoSelect, OverlappingTreesEndWithTheSmallerMedian) {
+    AutoSelect select(2);
+    const std::vector<double> tree0 = {1.0, 1.3, 1.1, 1.4, 1.2}, tree1 = {1.25, 1.0, 1.35, 1.05, 1.15};
+    int turn = 0;
+    for (int round = 0; round < AutoSelect::kMaxRounds; ++round) {
+        const int contenders = round == 0 ? 3 : 2;
+        for (int call = 0; call < AutoSelect::kTrials * contenders; ++call) {
+            const AutoSelect::Step step = select.next();
+            const int arm = step.run == AutoSelect::Run::native ? 2 : step.tree;
+            ASSERT_NE(arm, round == 0 ? 3 : 2) << "native left after the first round";
+            const size_t k = static_cast<size_t>(turn++ / contenders) % 5;
+            select.record(arm == 2 ? 5.0 : arm == 0 ? tree0[k] : tree1[k]);
+        }
+        ASSERT_TRUE(select.needs_agreement());
+        EXPECT_EQ(select.agree(select.local()), round == AutoSelect::kMaxRounds - 1) << "round " << round;
+    }
+    EXPECT_EQ(select.choice(), AutoSelect::Run::planned);
+    EXPECT_EQ(select.tree(), 1) << "median 1.15 against 1.2";
+    EXPECT_EQ(select.native_s(), 5.0);
+}
+
+// A restart (drift) puts every tree back in the running; exclude_native runs the model's tree.
+TEST(AutoSelect, RestartBringsEveryTreeBackAndExclusionRunsTreeZero) {
+    AutoSelect select(3);
+    EXPECT_TRUE(run_round_of(select, {0, 1, 2, 3}, {3.0, 1.0, 2.0, 4.0}));
+    auto window = [&](double seconds) {
+        for (int i = 0; i < AutoSelect::kWindow; ++i) select.record(seconds);
+        EXPECT_FALSE(select.agree(select.local()));
+    };
+    window(1.0);
+    window(1.0 * AutoSelect::kDriftFactor * 1.01);
+    ASSERT_FALSE(select.decided());
+    EXPECT_TRUE(run_round_of(select, {0, 1, 2, 3}, {3.0, 4.0, 1.0, 2.0}));
+    EXPECT_EQ(select.tree(), 2);
+    select.exclude_native();
+    const AutoSelect::Step step = select.next();
+    EXPECT_EQ(step.run, AutoSelect::Run::planned);
+    EXPECT_EQ(step.tree, 0);
+    EXPECT_FALSE(step.timed || step.watched);
+}
+
 }  // namespace

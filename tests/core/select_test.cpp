@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace redux {
@@ -250,6 +251,45 @@ TEST(Select, MostOfDInFlightMakesTheOptimalTreeWideAndAutoTakesIt) {
             EXPECT_NEAR(c.predicted_s, 3 * (2.0e-3 + 1.0e-8), 1e-12);
         }
     }
+}
+
+// auto's runners-up: the next fastest predicted plans, each running differently from the winner and from the
+// others, fastest first, at most kRunnersUp; none when a strategy is asked for.
+TEST(Select, RunnersUpAreTheNextFastestDistinctPlans) {
+    for (int32_t ranks : {2, 4, 7, 16}) {
+        SelectionInput input;
+        input.ranks = ranks;
+        input.costs = {1.0e-3, 0.4e-3, 0.0};
+        const Selection selection = select_plan(input);
+        SCOPED_TRACE("ranks " + std::to_string(ranks));
+        std::vector<Plan> distinct;  // every candidate's plan, one per way of running, found here independently
+        for (const Candidate& c : selection.candidates) {
+            PlanRequest request{input.ranks, input.costs, c.strategy, 0, input.root, input.commutative};
+            Plan plan = make_plan(request);
+            const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const Plan& p) {
+                return p.parent == plan.parent && p.child_rank == plan.child_rank &&
+                       p.child_joins_left == plan.child_joins_left && p.sink == plan.sink &&
+                       p.segments == plan.segments;
+            });
+            if (!seen) distinct.push_back(std::move(plan));
+        }
+        ASSERT_LE(selection.runners_up.size(), static_cast<size_t>(kRunnersUp));
+        EXPECT_EQ(selection.runners_up.size(), std::min<size_t>(distinct.size() - 1, kRunnersUp))
+            << distinct.size() << " ways of running among " << selection.candidates.size() << " candidates";
+        double previous = selection.plan.makespan_s;
+        for (size_t i = 0; i < selection.runners_up.size(); ++i) {
+            const Plan& r = selection.runners_up[i];
+            EXPECT_FALSE(same_execution(r, selection.plan)) << "runner-up " << i;
+            for (size_t j = 0; j < i; ++j) EXPECT_FALSE(same_execution(r, selection.runners_up[j]));
+            EXPECT_GE(r.makespan_s, previous * (1 - 1e-4)) << "fastest first";
+            previous = r.makespan_s;
+        }
+    }
+    SelectionInput requested;
+    requested.ranks = 16;
+    requested.costs = {1.0e-3, 0.4e-3, 0.0};
+    requested.requested = Strategy::fibonacci;
+    EXPECT_TRUE(select_plan(requested).runners_up.empty());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "core/auto_select.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace redux {
 namespace {
@@ -19,16 +20,20 @@ double quantile(std::vector<double> v, int numerator, int denominator) {
 
 }  // namespace
 
+AutoSelect::AutoSelect(int trees) : trees_(std::clamp(trees, 1, kMaxTrees)) { restart_trials(); }
+
 AutoSelect::Step AutoSelect::next() const {
-    if (decided_) return {choice_, false, choice_ == Run::planned && !native_excluded_};
-    const size_t done = trial_planned_.size() + trial_native_.size();
-    return {done % 2 == 0 ? Run::planned : Run::native, true, false};
+    if (decided_) return {choice_, tree_, false, choice_ == Run::planned && !native_excluded_};
+    const int arm = running_[static_cast<size_t>(round_calls_) % running_.size()];
+    if (arm == native_arm()) return {Run::native, 0, true, false};
+    return {Run::planned, arm, true, false};
 }
 
 void AutoSelect::record(double seconds) {
     if (native_excluded_) return;
     if (!decided_) {
-        (next().run == Run::planned ? trial_planned_ : trial_native_).push_back(seconds);
+        samples_[static_cast<size_t>(running_[static_cast<size_t>(round_calls_) % running_.size()])].push_back(seconds);
+        ++round_calls_;
         return;
     }
     window_.push_back(seconds);
@@ -42,38 +47,59 @@ void AutoSelect::count() {
 
 bool AutoSelect::needs_agreement() const {
     if (native_excluded_) return false;
-    if (!decided_) {
-        return !trial_native_.empty() && trial_native_.size() == trial_planned_.size() &&
-               trial_native_.size() % kTrials == 0;
-    }
+    if (!decided_) return round_calls_ == kTrials * static_cast<int>(running_.size());
     return static_cast<int>(window_.size()) == kWindow;
 }
 
 std::vector<double> AutoSelect::local() const {
-    if (!decided_) {
-        return {quantile(trial_planned_, 1, 4), quantile(trial_planned_, 2, 4), quantile(trial_planned_, 3, 4),
-                quantile(trial_native_, 1, 4),  quantile(trial_native_, 2, 4),  quantile(trial_native_, 3, 4)};
+    if (decided_) return {median(window_)};
+    std::vector<double> quartiles;
+    for (int arm : running_) {
+        const std::vector<double>& s = samples_[static_cast<size_t>(arm)];
+        quartiles.insert(quartiles.end(), {quantile(s, 1, 4), quantile(s, 2, 4), quantile(s, 3, 4)});
     }
-    return {median(window_)};
+    return quartiles;
 }
 
 bool AutoSelect::agree(const std::vector<double>& agreed) {
     if (!decided_) {
-        const double planned_q1 = agreed[0], planned_q3 = agreed[2], native_q1 = agreed[3], native_q3 = agreed[5];
-        const bool planned_clearly = planned_q3 < native_q1;
-        const bool native_clearly = native_q3 < planned_q1;
-        const bool last_round = static_cast<int>(trial_native_.size()) >= kTrials * kMaxRounds;
-        if (!planned_clearly && !native_clearly && !last_round) return false;  // another round
-        planned_s_ = agreed[1];
-        native_s_ = agreed[4];
-        trial_calls_ = static_cast<int>(trial_planned_.size() + trial_native_.size());
-        choice_ = planned_clearly ? Run::planned : Run::native;
+        // agreed: {q1, median, q3} of each contender in running_, in order.
+        const size_t n = running_.size();
+        std::vector<int> kept;
+        for (size_t i = 0; i < n; ++i) {
+            medians_[static_cast<size_t>(running_[i])] = agreed[3 * i + 1];
+            bool clearly_slower = false;
+            for (size_t j = 0; j < n; ++j) clearly_slower = clearly_slower || agreed[3 * i] > agreed[3 * j + 2];
+            if (!clearly_slower) kept.push_back(running_[i]);
+        }
+        running_ = kept;
+        round_calls_ = 0;
+        ++rounds_;
+        if (running_.size() > 1 && rounds_ < kMaxRounds) return false;  // another round
+        int best_tree = 0;
+        for (int t = 1; t < trees_; ++t) {
+            if (medians_[static_cast<size_t>(t)] < medians_[static_cast<size_t>(best_tree)]) best_tree = t;
+        }
+        const bool native_running = std::find(running_.begin(), running_.end(), native_arm()) != running_.end();
+        if (native_running) {
+            choice_ = Run::native;
+            tree_ = best_tree;
+        } else {
+            choice_ = Run::planned;
+            tree_ = running_.front();
+            for (int arm : running_) {
+                if (medians_[static_cast<size_t>(arm)] < medians_[static_cast<size_t>(tree_)]) tree_ = arm;
+            }
+        }
+        planned_s_ = medians_[static_cast<size_t>(tree_)];
+        native_s_ = medians_[static_cast<size_t>(native_arm())];
+        trial_calls_ = 0;
+        for (const std::vector<double>& s : samples_) trial_calls_ += static_cast<int>(s.size());
+        if (choice_ == Run::native) tree_ = 0;
         decided_ = true;
         baseline_s_ = 0;
         calls_since_decision_ = 0;
         window_.clear();
-        trial_planned_.clear();
-        trial_native_.clear();
         return true;
     }
     const double now = agreed[0];
@@ -91,16 +117,19 @@ void AutoSelect::exclude_native() {
     native_excluded_ = true;
     decided_ = true;
     choice_ = Run::planned;
+    tree_ = 0;
     window_.clear();
-    trial_planned_.clear();
-    trial_native_.clear();
 }
 
 void AutoSelect::restart_trials() {
     decided_ = false;
     window_.clear();
-    trial_planned_.clear();
-    trial_native_.clear();
+    running_.clear();
+    for (int arm = 0; arm <= native_arm(); ++arm) running_.push_back(arm);
+    samples_.assign(static_cast<size_t>(native_arm()) + 1, {});
+    medians_.assign(static_cast<size_t>(native_arm()) + 1, std::numeric_limits<double>::infinity());
+    round_calls_ = 0;
+    rounds_ = 0;
 }
 
 }  // namespace redux

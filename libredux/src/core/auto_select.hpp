@@ -1,21 +1,25 @@
-// REDUX_ALGORITHM=auto: for one plan key, run the planned tree or the MPI library's own MPI_Reduce, whichever
-// was measured faster. No MPI here: the caller times the calls and makes the agreements this class asks for.
+// REDUX_ALGORITHM=auto: for one plan key, run whichever was measured fastest of a few planned trees (the model's
+// choice and its runners-up, plan/select.hpp) and the MPI library's own MPI_Reduce. No MPI here: the caller times
+// the calls and makes the agreements this class asks for.
 //
-//   trials   rounds of 2 * kTrials calls alternating planned, native, planned, ... each timed after a barrier;
-//            after each round every rank's quartiles of each (all the round's samples so far) are agreed (the
-//            caller takes the maximum over ranks: the reduction is done when its slowest rank is). The planned
-//            tree is kept only when it is clearly faster: its third quartile below native's first (the middle
-//            halves do not overlap). Native is kept when it is clearly faster, or still overlapping after
-//            kMaxRounds rounds (as fast: the MPI library's own, which costs libredux nothing). Otherwise
-//            another round: 5 to 20 samples per side, more where the difference is small against the noise;
-//   decided  calls run the choice untimed by any barrier. The planned tree: every kWindow calls the ranks
+//   trials   rounds in which every contender still in the running (the trees, then native) runs kTrials
+//            calls, taking turns call by call, each timed from a start the ranks make together; after each round
+//            every rank's quartiles of each contender (all the samples so far) are agreed (the caller takes the
+//            maximum over ranks: the reduction is done when its slowest rank is). A contender whose first
+//            quartile lies above another's third (the middle halves do not overlap: clearly slower) leaves the
+//            running. The trials end when one is left, or after kMaxRounds rounds: then native if it is still
+//            in the running (a tree must be clearly faster than the MPI library's own, which costs libredux
+//            nothing), else the tree with the smallest median. 5 to 20 samples per contender, more where the
+//            differences are small against the noise. With one tree this is "the tree only when its third
+//            quartile lies below native's first";
+//   decided  calls run the choice untimed by any barrier. A planned tree: every kWindow calls the ranks
 //            agree on the median of their last kWindow call times; the first window after a decision is the
 //            baseline, a later one off it by more than kDriftFactor either way starts the trials again.
 //            Native: the pass-through, not timed at all. Either way, kRecheckEvery calls after the decision
-//            the trials start again;
+//            the trials start again, every tree back in the running;
 //   excluded the MPI library's reduce is known to fail on a call of the key (core/native_failures.hpp): the
 //            caller says so with exclude_native() at a step the ranks agreed on, and from then on every call
-//            runs the planned tree, untimed, with no agreement ever again.
+//            runs the model's tree (tree 0), untimed, with no agreement ever again.
 // All of it depends only on call counts and agreed numbers, so every rank takes every step at the same call.
 #pragma once
 
@@ -26,33 +30,41 @@ namespace redux {
 
 class AutoSelect {
 public:
-    static constexpr int kTrials = 5;                                // calls of each side per round
-    static constexpr int kMaxRounds = 4;                             // then native, if the tree is not clearly faster
-    static constexpr int kMaxTrialCalls = 2 * kTrials * kMaxRounds;  // the most trial calls before a decision
+    static constexpr int kTrials = 5;     // calls of each contender per round
+    static constexpr int kMaxRounds = 4;  // then native, if no tree is clearly faster
+    static constexpr int kMaxTrees = 3;   // the model's tree and at most two runners-up
+    // The most trial calls before a decision: with one tree, and with the most trees.
+    static constexpr int kMaxTrialCalls = 2 * kTrials * kMaxRounds;
+    static constexpr int kMaxTrialCallsAnyTrees = (kMaxTrees + 1) * kTrials * kMaxRounds;
     static constexpr int kWindow = 1024;
     static constexpr double kDriftFactor = 2.0;
     static constexpr int64_t kRecheckEvery = 1 << 16;
 
+    // `trees` planned trees (1 .. kMaxTrees), tree 0 the model's choice.
+    explicit AutoSelect(int trees = 1);
+
     enum class Run { planned, native };
     struct Step {
         Run run = Run::planned;
-        bool timed = false;    // a trial: barrier first, then record the time
+        int tree = 0;          // which planned tree, when run is planned
+        bool timed = false;    // a trial: start together first, then record the time
         bool watched = false;  // a decided planned call: record its time (no barrier)
     };
 
+    int trees() const { return trees_; }
     Step next() const;
     void record(double seconds);  // this rank's time for the call next() described, when timed or watched
     void count();                 // a call next() described as neither timed nor watched
 
     // True after record() when the ranks must agree: the caller reduces local() with MPI_MAX and passes the
-    // result to agree(). In trials local() is {q1, median, q3} of the planned times, then of the native ones;
-    // decided, {median of the window}.
+    // result to agree(). In trials local() is {q1, median, q3} of each contender in the running (trees in order,
+    // then native); decided, {median of the window}.
     bool needs_agreement() const;
     std::vector<double> local() const;
     // Returns true when this agreement made (or re-made) a decision.
     bool agree(const std::vector<double>& agreed);
 
-    // From now on: the planned tree, no trials, no agreements (the native reduce is known to fail on this key).
+    // From now on: tree 0, no trials, no agreements (the native reduce is known to fail on this key).
     void exclude_native();
     bool native_excluded() const { return native_excluded_; }
 
@@ -60,19 +72,28 @@ public:
     // Decided for native and nothing to time: the call is the pass-through, then count().
     bool settled_native() const { return decided_ && choice_ == Run::native; }
     Run choice() const { return choice_; }
-    double planned_s() const { return planned_s_; }   // agreed trial medians of the last decision
-    int trial_calls() const { return trial_calls_; }  // trial calls the last decision took
+    int tree() const { return tree_; }  // the tree decided for (or tree 0)
+    // Agreed trial medians of the last decision: of the tree chosen (or, when native was, of the tree with the
+    // smallest median), and of native.
+    double planned_s() const { return planned_s_; }
     double native_s() const { return native_s_; }
+    int trial_calls() const { return trial_calls_; }  // trial calls the last decision took
 
 private:
+    int native_arm() const { return trees_; }  // contenders: trees 0 .. trees_ - 1, then native
     void restart_trials();
 
+    int trees_ = 1;
     bool decided_ = false;
     bool native_excluded_ = false;
     Run choice_ = Run::planned;
+    int tree_ = 0;
     double planned_s_ = 0, native_s_ = 0;
     int trial_calls_ = 0;
-    std::vector<double> trial_planned_, trial_native_;
+    std::vector<int> running_;                  // contenders still in the trials, in order
+    std::vector<std::vector<double>> samples_;  // by contender, this decision's trials
+    std::vector<double> medians_;               // by contender, agreed at its last round
+    int round_calls_ = 0, rounds_ = 0;
     std::vector<double> window_;
     double baseline_s_ = 0;  // 0: the next window sets it
     int64_t calls_since_decision_ = 0;

@@ -29,6 +29,7 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"segments", r.segments},
         {"predicted_by_strategy_s", predicted},
         {"why", r.why},
+        {"tried", r.tried},
         {"native_s", r.native_s ? nlohmann::ordered_json(*r.native_s) : nlohmann::ordered_json()},
         {"planned_s", r.planned_s ? nlohmann::ordered_json(*r.planned_s) : nlohmann::ordered_json()},
         {"trial_calls", r.trial_calls},
@@ -66,8 +67,12 @@ std::string report_words(const PlanReport& r, const char* what) {
         std::snprintf(tail, sizeof tail, "; chose %s (predicted %.3g s)", r.strategy.c_str(), r.predicted_s);
     }
     line += tail;
+    if (r.tried.size() > 1) {
+        line += "; auto measures";
+        for (const std::string& name : r.tried) line += " " + name;
+    }
     if (r.native_s && r.planned_s) {
-        std::snprintf(tail, sizeof tail, "; measured: planned %.3g s, native %.3g s (medians of %d trial calls)",
+        std::snprintf(tail, sizeof tail, "; measured: tree %.3g s, native %.3g s (medians of %d trial calls)",
                       *r.planned_s, *r.native_s, r.trial_calls);
         line += tail;
     }

@@ -26,6 +26,7 @@ struct PlanReport {
     // that were not candidates are not listed.
     std::vector<std::pair<std::string, double>> predicted_by_strategy_s;
     std::string why;                            // plan selection's reason
+    std::vector<std::string> tried;             // under auto: the trees measured against native, the model's first
     std::optional<double> native_s, planned_s;  // medians measured by auto
     int trial_calls = 0;                        // the trial calls auto's decision took
     std::string native_excluded;  // why auto does not try the MPI library's reduce (core/native_failures.hpp)

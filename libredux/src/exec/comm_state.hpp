@@ -49,14 +49,21 @@ struct PlanKey {
     bool operator==(const PlanKey& o) const { return tie() == o.tie(); }
 };
 
-struct CachedPlan {
-    Costs costs;  // what the plan was made with
+// One tree a key may run, as this rank's program.
+struct PlannedTree {
     Strategy strategy = Strategy::optimal;
     double predicted_s = 0;  // its predicted makespan
     int segments = 1;        // pipelined in this many segments
     RankProgram program;
-    Workspace workspace;
-    AutoSelect auto_select;  // REDUX_ALGORITHM=auto only
+};
+
+struct CachedPlan {
+    Costs costs;  // what the plan was made with
+    // [0]: the strategy asked for, or the model's choice; under auto, its runners-up after it (plan/select.hpp),
+    // which auto measures too. Never empty.
+    std::vector<PlannedTree> trees;
+    Workspace workspace;     // shared by the trees: one runs at a time
+    AutoSelect auto_select;  // REDUX_ALGORITHM=auto only: which tree runs, or native
     PlanReport report;       // for the decision log
     // Why the MPI library's reduce would fail on this key if the root passed MPI_IN_PLACE, or null
     // (core/native_failures.hpp; the same on every rank). auto asks the ranks before trying it (exec/reduce.cpp).

@@ -11,7 +11,8 @@
 // here. The segment count is forced by redux_options.segment_bytes or REDUX_SEGMENT_BYTES; otherwise the model
 // chooses it when d is calibrated (it then knows the latency part of d, alpha of the slowest class); with a d
 // given by the call or the environment, one number with no latency part, the vector is not segmented. auto then
-// measures that tree against the MPI library's own reduce (core/auto_select.hpp) -- on predefined datatypes
+// measures that tree and selection's runners-up against the MPI library's own reduce (core/auto_select.hpp), each
+// with its program made here (a program is a few ints per child) -- on predefined datatypes
 // only: derived datatypes always run the planned tree. (Open MPI 4.1's reduce left the root's result unwritten
 // for an absolute-address datatype with recvbuf = MPI_BOTTOM when it followed a planned call of the same
 // key; the cause was not found, and MPI_Reduce on derived datatypes is not where the library's own tuning
@@ -224,17 +225,20 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     const Plan& best = selection.plan;
     if (state.config.debug) REDUX_MPI(check_same_plan(state, best));
     cached->costs = costs;
-    cached->strategy = best.request.strategy;
-    cached->predicted_s = best.makespan_s;
-    cached->segments = best.segments;
-    cached->program = program_for(best, state.rank);
+    auto tree_of = [&](const Plan& plan) {
+        return PlannedTree{plan.request.strategy, plan.makespan_s, plan.segments, program_for(plan, state.rank)};
+    };
+    cached->trees.push_back(tree_of(best));
     if (key.algorithm == REDUX_ALGORITHM_AUTO) {
+        for (const Plan& plan : selection.runners_up) cached->trees.push_back(tree_of(plan));
+        cached->auto_select = AutoSelect(static_cast<int>(cached->trees.size()));
         cached->native_in_place_failure = known_native_reduce_failure(
             loaded_mpi_library(), {state.size, key.root, /*in_place=*/true, report.bytes, key.commutative});
     }
-    report.strategy = std::string(strategy_name(cached->strategy));
-    report.predicted_s = cached->predicted_s;
-    report.segments = cached->segments;
+    for (const PlannedTree& tree : cached->trees) report.tried.emplace_back(strategy_name(tree.strategy));
+    report.strategy = std::string(strategy_name(best.request.strategy));
+    report.predicted_s = best.makespan_s;
+    report.segments = best.segments;
     log_plan(state, *cached, "new plan", true);  // and under auto, its decision when the trials are done
 
     if (state.plans.size() >= kMaxCachedPlans) {

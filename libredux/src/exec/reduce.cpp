@@ -78,8 +78,9 @@ bool leave_to_library(const void* sendbuf, const void* recvbuf, int count, MPI_D
     return misplaced_buffers(sendbuf, recvbuf, rank, root);
 }
 
-int run_planned(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                bool commutative, int root, CommState& state, const ElementLayout& layout) {
+// Runs tree `tree` of the key's trees (0: the strategy asked for or the model's choice).
+int run_planned(CachedPlan& cached, int tree, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                MPI_Op op, bool commutative, int root, CommState& state, const ElementLayout& layout) {
     ReduceArgs args;
     args.in_place = state.rank == root && sendbuf == MPI_IN_PLACE;
     args.sendbuf = args.in_place ? recvbuf : sendbuf;
@@ -89,7 +90,8 @@ int run_planned(CachedPlan& cached, const void* sendbuf, void* recvbuf, int coun
     args.op = op;
     args.commutative = commutative;
     args.root = root;
-    return run_program(cached.program, cached.segments, state.rank, args, layout, state.comm, cached.workspace,
+    const PlannedTree& planned = cached.trees[static_cast<size_t>(tree)];
+    return run_program(planned.program, planned.segments, state.rank, args, layout, state.comm, cached.workspace,
                        state.config.knobs);
 }
 
@@ -103,7 +105,7 @@ int native_from_copy(CachedPlan& cached, void* recvbuf, int count, MPI_Datatype 
     return PMPI_Reduce(cached.in_place_copy.data() - layout.true_lb, recvbuf, count, datatype, op, root, state.comm);
 }
 
-// auto: the planned tree or PMPI_Reduce (on the private communicator, so errors come back here), as the
+// auto: one of the planned trees or PMPI_Reduce (on the private communicator, so errors come back here), as the
 // key's AutoSelect says; decided planned calls are timed (for drift), decided native calls are not, and
 // agreements are made when it asks. A trial starts from start_together_yielding (mpi/yielding.hpp): the root
 // lets every rank go at once, and each rank times from then to its own end; the agreement takes the slowest
@@ -130,7 +132,7 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
         REDUX_MPI(allreduce_yielding(&mine, &any, 1, MPI_INT, MPI_MAX, state.comm));
         if (any != 0) {
             select.exclude_native();
-            cached.report.strategy = std::string(strategy_name(cached.strategy));
+            cached.report.strategy = std::string(strategy_name(cached.trees.front().strategy));
             cached.report.planned_s.reset();
             cached.report.native_s.reset();
             cached.report.native_excluded = cached.native_in_place_failure;
@@ -147,7 +149,8 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
     }
     const bool planned = step.run == AutoSelect::Run::planned;
     if (planned) {
-        REDUX_MPI(run_planned(cached, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout));
+        REDUX_MPI(
+            run_planned(cached, step.tree, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout));
     } else if (in_place && cached.native_in_place_failure != nullptr) {
         REDUX_MPI(native_from_copy(cached, recvbuf, count, datatype, op, root, state, layout));
     } else {
@@ -158,7 +161,16 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
     } else {
         select.count();
     }
-    if (info != nullptr && !planned) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
+    if (info != nullptr) {
+        const PlannedTree& tree = cached.trees[static_cast<size_t>(step.tree)];
+        *info = planned ? redux_call_info{1,
+                                          public_algorithm(tree.strategy),
+                                          cached.costs.transfer_s,
+                                          cached.costs.compute_s,
+                                          tree.predicted_s,
+                                          tree.segments}
+                        : redux_call_info{0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
+    }
     if (select.needs_agreement()) {
         const std::vector<double> mine = select.local();
         std::vector<double> agreed(mine.size());
@@ -168,9 +180,12 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
             cached.report.planned_s = select.planned_s();
             cached.report.native_s = select.native_s();
             cached.report.trial_calls = select.trial_calls();
+            const PlannedTree& chosen = cached.trees[static_cast<size_t>(select.tree())];
             cached.report.strategy = select.choice() == AutoSelect::Run::native
                                          ? std::string("native")
-                                         : std::string(strategy_name(cached.strategy));
+                                         : std::string(strategy_name(chosen.strategy));
+            cached.report.predicted_s = chosen.predicted_s;
+            cached.report.segments = chosen.segments;
             log_plan(state, cached, "auto decision", true);
         }
     }
@@ -181,18 +196,19 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
 int run_cached(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                bool commutative, int root, CommState& state, const ElementLayout& layout, redux_algorithm algorithm,
                redux_call_info* info) {
-    if (info != nullptr) {
-        *info = {1,
-                 public_algorithm(cached.strategy),
-                 cached.costs.transfer_s,
-                 cached.costs.compute_s,
-                 cached.predicted_s,
-                 cached.segments};
-    }
     if (algorithm == REDUX_ALGORITHM_AUTO && layout.named) {  // see planning.cpp
         return run_auto(cached, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout, info);
     }
-    return run_planned(cached, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout);
+    const PlannedTree& tree = cached.trees.front();
+    if (info != nullptr) {
+        *info = {1,
+                 public_algorithm(tree.strategy),
+                 cached.costs.transfer_s,
+                 cached.costs.compute_s,
+                 tree.predicted_s,
+                 tree.segments};
+    }
+    return run_planned(cached, 0, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout);
 }
 
 int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,

@@ -10,8 +10,10 @@
 // fewest transfers between nodes: the link classes cannot tell one node's links from another's, so the tree
 // that crosses nodes least is the safer bet. Predictions are of segmented reductions when the input asks for
 // segments (or leaves their count to the model: each candidate then gets the count its tree does best with).
+// With auto, the next fastest plans that run differently (runners_up) go with the winner: auto measures them all.
 #include "plan/select.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <utility>
@@ -80,6 +82,25 @@ bool applies(const StrategyInfo& info, const SelectionInput& input, bool links) 
     return false;
 }
 
+// The fastest predicted plans after plans[winner] (table order among equal predictions) that run differently
+// from it and from each other, at most kRunnersUp.
+std::vector<Plan> runners_up(const std::vector<Plan>& plans, size_t winner) {
+    std::vector<size_t> order;
+    for (size_t i = 0; i < plans.size(); ++i) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return plans[a].makespan_s < plans[b].makespan_s; });
+    std::vector<Plan> chosen;
+    for (size_t i : order) {
+        if (static_cast<int>(chosen.size()) == kRunnersUp) break;
+        if (same_execution(plans[i], plans[winner])) continue;
+        if (std::any_of(chosen.begin(), chosen.end(), [&](const Plan& p) { return same_execution(p, plans[i]); })) {
+            continue;
+        }
+        chosen.push_back(plans[i]);
+    }
+    return chosen;
+}
+
 }  // namespace
 
 bool strategy_applies(const StrategyInfo& info, const SelectionInput& input) {
@@ -110,7 +131,8 @@ Selection select_plan(const SelectionInput& input) {
         }
     }
     const std::shared_ptr<const HeteroCosts> links = several_classes ? per_link_costs(input) : nullptr;
-    std::optional<Plan> best;
+    std::vector<Plan> plans;
+    size_t best = 0;
     int32_t best_crossings = 0;
     for (Strategy strategy : candidates) {
         PlanRequest request{input.ranks, input.costs, strategy, input.limit, input.root, input.commutative};
@@ -125,20 +147,30 @@ Selection select_plan(const SelectionInput& input) {
         Plan plan = make_plan(request);
         const int32_t crossings = inter_node_transfers(plan, input);
         selection.candidates.push_back({strategy, plan.makespan_s, crossings, plan.segments});
-        const bool tie = best && std::abs(plan.makespan_s - best->makespan_s) <= 1e-4 * best->makespan_s;
-        if (!best || (!tie && plan.makespan_s < best->makespan_s) || (tie && crossings < best_crossings)) {
+        const double best_s = plans.empty() ? 0 : plans[best].makespan_s;
+        const bool tie = !plans.empty() && std::abs(plan.makespan_s - best_s) <= 1e-4 * best_s;
+        if (plans.empty() || (!tie && plan.makespan_s < best_s) || (tie && crossings < best_crossings)) {
             best_crossings = crossings;
-            best = std::move(plan);
+            best = plans.size();
         }
+        plans.push_back(std::move(plan));
     }
+    const Plan& winner = plans[best];
     if (!input.requested) {
-        selection.why = std::string("auto: ") + std::string(strategy_name(best->request.strategy)) +
-                        (best->segments > 1 ? " in " + std::to_string(best->segments) + " segments" : "") +
+        selection.why = std::string("auto: ") + std::string(strategy_name(winner.request.strategy)) +
+                        (winner.segments > 1 ? " in " + std::to_string(winner.segments) + " segments" : "") +
                         " predicted fastest of " + std::to_string(candidates.size()) + " candidates" +
                         (links ? " under the per-link costs" : "");
+        selection.runners_up = runners_up(plans, best);
     }
-    selection.plan = std::move(*best);
+    selection.plan = std::move(plans[best]);
     return selection;
+}
+
+bool same_execution(const Plan& a, const Plan& b) {
+    return a.parent == b.parent && a.child_offset == b.child_offset && a.child_rank == b.child_rank &&
+           a.child_joins_left == b.child_joins_left && a.sink == b.sink && a.final_transfer == b.final_transfer &&
+           a.segments == b.segments;
 }
 
 }  // namespace redux

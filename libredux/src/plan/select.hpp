@@ -45,7 +45,17 @@ struct Selection {
     Plan plan;                          // the winner
     std::vector<Candidate> candidates;  // every strategy evaluated, in table order
     std::string why;                    // one sentence: why this plan
+    // With auto: the next fastest predicted plans that run differently from the winner and from each other
+    // (another tree, fold order or segment count), fastest first, at most kRunnersUp. auto measures them too:
+    // the model ranks trees well where its costs are right, and they are not always (per-node links it cannot
+    // tell apart, time-sharing of cores).
+    std::vector<Plan> runners_up;
 };
+
+constexpr int kRunnersUp = 2;
+
+// Whether two plans make the executor do the same thing: the same tree, fold order, sink and segment count.
+bool same_execution(const Plan& a, const Plan& b);
 
 // Largest communicator planned with per-link costs: the n x n matrix of d_ij (8 MiB at 1024 ranks).
 constexpr int32_t kMaxPerLinkRanks = 1024;
