@@ -27,10 +27,11 @@ HEADER = ["algorithm", "op", "ranks", "bytes", "count", "iterations", "median_us
 OLD_HEADER = ["algorithm", "op", "ranks", "bytes", "count", "avg_us", "min_us", "max_us", "predicted_us",
               "speedup_vs_native"]
 COSTS_HEADER = ["op", "ranks", "bytes", "count", "transfer_us", "compute_us", "source"]
-ALGORITHM_ORDER = ["native", "optimal", "fibonacci", "binomial", "chain", "binary", "snf", "hetero-greedy",
-                   "two-level", "auto"]
+ALGORITHM_ORDER = ["native", "optimal", "fibonacci", "binomial", "chain", "binary", "ksss", "snf",
+                   "hetero-greedy", "two-level", "auto"]
 STYLE = {"native": ("k", "o"), "optimal": ("tab:blue", "s"), "fibonacci": ("tab:green", "^"),
          "binomial": ("tab:orange", "v"), "chain": ("tab:brown", "<"), "binary": ("tab:olive", ">"),
+         "ksss": ("tab:red", "h"),
          "snf": ("tab:cyan", "D"), "hetero-greedy": ("tab:pink", "P"), "two-level": ("tab:gray", "*"),
          "auto": ("tab:purple", "x")}
 

@@ -67,13 +67,11 @@ struct CostCase {
 };
 const std::vector<CostCase> cost_cases = {{1, 1}, {1e-6, 3e-7}, {0.5, 2}, {1, 0}, {0, 1}, {2.5e-5, 2.5e-5}};
 
-const std::vector<redux::Strategy> all_strategies = {redux::Strategy::optimal,
-                                                     redux::Strategy::fibonacci,
-                                                     redux::Strategy::binomial,
-                                                     redux::Strategy::transfers_limited,
-                                                     redux::Strategy::reducers_limited,
-                                                     redux::Strategy::chain,
-                                                     redux::Strategy::binary};
+const std::vector<redux::Strategy> all_strategies = {
+    redux::Strategy::optimal,          redux::Strategy::fibonacci,
+    redux::Strategy::binomial,         redux::Strategy::transfers_limited,
+    redux::Strategy::reducers_limited, redux::Strategy::chain,
+    redux::Strategy::binary,           redux::Strategy::ksss};
 
 struct PlanCase {
     int32_t ranks;
@@ -389,7 +387,7 @@ TEST(ReduxPlanCli, HelpExitsZero) {
     EXPECT_EQ(run.exit_status, 0) << run.err;
     for (const char* word :
          {"--ranks", "--d", "--c", "--strategy", "--limit", "--root", "--noncommutative", "--format",
-          "transfers-limited", "--segments", "--elements", "--latency", "--recv-window", "chain", "binary"}) {
+          "transfers-limited", "--segments", "--elements", "--latency", "--recv-window", "chain", "binary", "ksss"}) {
         EXPECT_NE(run.out.find(word), std::string::npos) << word << " not in:\n" << run.out;
     }
 }

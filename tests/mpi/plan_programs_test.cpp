@@ -35,6 +35,7 @@ const Shape kShapes[] = {
     {redux::Strategy::binomial, 0},
     {redux::Strategy::chain, 0},
     {redux::Strategy::binary, 0},
+    {redux::Strategy::ksss, 0},
     {redux::Strategy::transfers_limited, 1},
     {redux::Strategy::transfers_limited, 2},
     {redux::Strategy::reducers_limited, 1},

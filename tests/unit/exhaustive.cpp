@@ -113,4 +113,19 @@ std::vector<Costs> cost_grid() {
     return grid;
 }
 
+std::vector<Costs> flight_grid() {
+    std::vector<Costs> grid;
+    for (const double d : {1.0, 2.0}) {
+        for (const double c : {0.0, 0.1, 0.5, 1.0, 3.0}) {
+            for (const double share : {0.0, 0.25, 0.5, 0.9, 1.0}) grid.push_back({d, c, share * d});
+        }
+    }
+    return grid;
+}
+
+std::string describe(const Costs& costs) {
+    return "d=" + std::to_string(costs.transfer_s) + " c=" + std::to_string(costs.compute_s) +
+           " L=" + std::to_string(costs.flight_s);
+}
+
 }  // namespace redux::testing

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace redux::testing {
@@ -26,5 +27,11 @@ double best_makespan_transfers_limited(int32_t n, const Costs& costs, int32_t tr
 
 // The grid of (d, c) the theorem tests sweep: 0 included for both, d < c, d = c and d > c.
 std::vector<Costs> cost_grid();
+
+// d, c and a time in flight L: d in {1, 2}, L from 0 to d, c on both sides of the port's part d - L.
+std::vector<Costs> flight_grid();
+
+// "d=... c=... L=..." for failure messages.
+std::string describe(const Costs& costs);
 
 }  // namespace redux::testing

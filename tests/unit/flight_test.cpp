@@ -18,21 +18,8 @@ namespace {
 
 constexpr double kTol = 1e-9;
 
-// d, c and L: L from 0 to d, c on both sides of the port's part d - L.
-std::vector<Costs> flight_grid() {
-    std::vector<Costs> grid;
-    for (const double d : {1.0, 2.0}) {
-        for (const double c : {0.0, 0.1, 0.5, 1.0, 3.0}) {
-            for (const double share : {0.0, 0.25, 0.5, 0.9, 1.0}) grid.push_back({d, c, share * d});
-        }
-    }
-    return grid;
-}
-
-std::string describe(const Costs& costs) {
-    return "d=" + std::to_string(costs.transfer_s) + " c=" + std::to_string(costs.compute_s) +
-           " L=" + std::to_string(costs.flight_s);
-}
+using testing::describe;
+using testing::flight_grid;
 
 TEST(Flight, HandWorkedStarOfEightWhenTheLatencyDominates) {
     // d = 1 of which L = 0.9, c = 0. Reversed time: the sink hands out an element every 0.1 (its port's part)

@@ -76,7 +76,8 @@ const std::vector<Case> kCases{{Strategy::optimal, 0},
                                {Strategy::reducers_limited, 1},
                                {Strategy::reducers_limited, 2},
                                {Strategy::chain, 0},
-                               {Strategy::binary, 0}};
+                               {Strategy::binary, 0},
+                               {Strategy::ksss, 0}};
 const std::vector<Costs> kCosts{{1.0, 1.0}, {1.0, 0.0}, {0.0, 1.0}, {1.0, 3.0}, {3.0, 1.0}};
 
 class Relabelling : public ::testing::TestWithParam<bool> {};

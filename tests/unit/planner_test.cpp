@@ -14,7 +14,7 @@ namespace {
 
 TEST(Planner, StrategyNamesRoundTrip) {
     for (Strategy s : {Strategy::optimal, Strategy::fibonacci, Strategy::binomial, Strategy::transfers_limited,
-                       Strategy::reducers_limited, Strategy::chain, Strategy::binary}) {
+                       Strategy::reducers_limited, Strategy::chain, Strategy::binary, Strategy::ksss}) {
         ASSERT_EQ(parse_strategy(strategy_name(s)), s);
     }
     EXPECT_FALSE(parse_strategy("ring").has_value());

@@ -30,7 +30,8 @@
     X(TRANSFERS_LIMITED, transfers_limited, "transfers-limited", 9,  limit)      /* Algorithm 2: <= K transfers */    \
     X(REDUCERS_LIMITED,  reducers_limited,  "reducers-limited",  10, limit)      /* Algorithm 3: <= K reducers */     \
     X(CHAIN,             chain,             "chain",             11, always)     /* linear pipeline */                \
-    X(BINARY,            binary,            "binary",            12, always)     /* complete binary tree */
+    X(BINARY,            binary,            "binary",            12, always)     /* complete binary tree */           \
+    X(KSSS,              ksss,              "ksss",              13, always)     /* LogP summation, Karp et al. */
 /* clang-format on */
 
 #define REDUX_ALGORITHM_ENUMERATOR_(ENUM, name, text, value, needs) REDUX_ALGORITHM_##ENUM = value,

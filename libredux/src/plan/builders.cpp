@@ -4,6 +4,7 @@
 #include "plan/fixed_trees.hpp"
 #include "plan/greedy.hpp"
 #include "plan/hetero_greedy.hpp"
+#include "plan/ksss.hpp"
 #include "plan/snf.hpp"
 #include "plan/transfers_limited.hpp"
 #include "plan/two_level.hpp"
@@ -20,6 +21,7 @@ BuiltTree build_hetero_greedy(const PlanRequest& r) { return hetero_greedy_tree(
 BuiltTree build_two_level(const PlanRequest& r) { return two_level_tree(*r.hetero_costs, r.node_of, r.root); }
 BuiltTree build_chain(const PlanRequest& r) { return chain_tree(r.ranks, r.costs); }
 BuiltTree build_binary(const PlanRequest& r) { return binary_tree(r.ranks, r.costs); }
+BuiltTree build_ksss(const PlanRequest& r) { return ksss_tree(r.ranks, r.costs); }
 
 BuiltTree build_tree(const PlanRequest& request) {
     switch (request.strategy) {

@@ -12,8 +12,8 @@
 // next element once its port and its reducer are free, while the previous one is still on its way. L = 0 is
 // the paper's algorithm; with L > 0 this is Algorithm 1 generalised to the LogP-like model, and L near d with
 // c near 0 makes wide, shallow trees (a star in the limit), the shape of Karp, Sahay, Santos & Schauser's
-// optimal LogP summation when one processor's gap is small against L. tests/unit/flight_test.cpp checks it
-// against exhaustive search.
+// optimal LogP summation when one processor's gap is small against L (ksss.cpp builds their tree on its own and
+// gets the same lengths). tests/unit/flight_test.cpp checks it against exhaustive search.
 // A min-heap keyed on s gives the argmin, so the whole build is Theta(n log n) time and Theta(n) memory.
 // The length of the schedule is the largest s[i] at insertion (the last leaf's element travels at time 0
 // when time runs forward again); forward transfer times follow from Proposition 3 (schedule.hpp).
