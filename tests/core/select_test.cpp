@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -253,6 +254,56 @@ TEST(Select, MostOfDInFlightMakesTheOptimalTreeWideAndAutoTakesIt) {
             EXPECT_NEAR(c.predicted_s, 3 * (2.0e-3 + 1.0e-8), 1e-12);
         }
     }
+}
+
+// Node pairs measured by calibration replace the other-node class's d for their pairs. Three ranks on three
+// nodes, the class says 1 for every pair, c = 0; measured: 0 - 1 and 1 - 2 take 1, 0 - 2 takes 10. Rank 2's
+// only fast way to the root goes through rank 1: 2 -> 1 -> 0 in 2, where anything that sends 2 -> 0 takes 10.
+TEST(Select, NodePairsReplaceTheClassForTheirPairs) {
+    SelectionInput input;
+    input.ranks = 3;
+    input.costs = {1.0, 0.0};
+    input.place = cluster(3, 1, false);
+    input.class_transfer_s = {1.0, 1.0, 1.0};
+    input.node_pairs = {{0, 1, 2}, {0, 1, 10, 1, 0, 1, 10, 1, 0}, std::vector<double>(9, 0.0)};
+    const Selection selection = select_plan(input);
+    expect_fastest_wins(selection);
+    EXPECT_EQ(selection.plan.parent, (std::vector<int32_t>{-1, 0, 1})) << selection.why;
+    EXPECT_NEAR(selection.plan.makespan_s, 2.0, 1e-12);
+    // Without them every pair is the class's 1: the star and the chain both take 2, and 2 -> 0 is as good.
+    input.node_pairs = {};
+    EXPECT_NEAR(select_plan(input).plan.makespan_s, 2.0, 1e-12);
+    // Costs for the wrong number of nodes are refused, not read out of bounds.
+    input.node_pairs = {{0, 1, 2}, {0, 1}, {0, 1}};
+    EXPECT_THROW(select_plan(input), std::invalid_argument);
+}
+
+// The time in flight of each pair reaches the per-link predictions, and a rank whose children's links all have
+// some gets every receive posted at once. Eight ranks on eight nodes, d = 1 of which 0.9 in flight on every
+// pair, c = 0: the star takes 0.9 + 7 x 0.1 = 1.6, as in the homogeneous model; without the flight it takes 7.
+TEST(Select, PerLinkCostsCarryTheTimeInFlight) {
+    SelectionInput input;
+    input.ranks = 8;
+    input.costs = {1.0, 0.0, 0.9};
+    input.place = cluster(8, 1, false);
+    input.class_transfer_s = {1.0, 1.0, 1.0};
+    input.class_flight_s = {0.9, 0.9, 0.9};
+    const Selection selection = select_plan(input);
+    expect_fastest_wins(selection);
+    EXPECT_NEAR(selection.plan.makespan_s, 1.6, 1e-9) << selection.why;
+    for (int32_t rank = 1; rank < 8; ++rank) EXPECT_EQ(selection.plan.parent[rank], 0) << "rank " << rank;
+    EXPECT_TRUE(program_for(selection.plan, 0).receive_together);
+    // The same from the node pairs: the class says no flight, the pairs say 0.9.
+    input.class_flight_s = {};
+    input.node_pairs.node_ids = {0, 1, 2, 3, 4, 5, 6, 7};
+    input.node_pairs.transfer_s.assign(64, 1.0);
+    input.node_pairs.flight_s.assign(64, 0.9);
+    EXPECT_NEAR(select_plan(input).plan.makespan_s, 1.6, 1e-9);
+    // No flight anywhere: one receive at a time, and the star is slow.
+    input.node_pairs.flight_s.assign(64, 0.0);
+    const Selection one_port = select_plan(input);
+    EXPECT_NEAR(one_port.plan.makespan_s, 3.0, 1e-9);  // the binomial tree's three steps
+    EXPECT_FALSE(program_for(one_port.plan, 0).receive_together);
 }
 
 // auto's runners-up: the next fastest predicted plans, each running differently from the winner and from the

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Calibration on the emulated cluster (../shared/tools/cluster: network namespaces, shaped TCP links, real
-# Open MPI): 2 nodes x 2 ranks, 1 ms one-way latency per node, so the path between nodes is 2 ms one way.
-# Checks what libredux wrote to REDUX_CALIBRATION_FILE: ranks on different nodes are in the other_node class,
-# with a latency within 25 % of 2 ms; ranks on one node in a same-node class, below it. With several link
-# classes, auto also weighs the heterogeneous trees (Slowest-Node-First, hetero-greedy) under per-link costs;
-# the driver checks the results of every call.
+# Open MPI): 3 nodes x 2 ranks, 1, 1 and 3 ms one-way latency per node (a path between two nodes takes the
+# sum of theirs: 2 or 4 ms one way). Checks what libredux wrote to REDUX_CALIBRATION_FILE: ranks on different
+# nodes are in the other_node class, with a latency within 25 % of 2 ms (its pair is ranks 0 and 2, nodes 1
+# ms and 1 ms); ranks on one node in a same-node class, below it. The report's d between every two nodes (the
+# node pairs, measured on 3 nodes or more) within 30 % of the path's latency: 2 ms between the first two
+# nodes, 4 ms to the third (d of 8000 B, whose time on the wire adds 3 %). With several link classes, auto
+# also weighs the heterogeneous trees (Slowest-Node-First, hetero-greedy) under per-link costs; the driver
+# checks the results of every call.
 # Skips (exit 77) without root or without the cluster tools; CLUSTER_TOOLS overrides where they are. The
 # emulated latency comes from a user-space daemon: on a heavily loaded host the links themselves are slower
 # than configured, and the 25 % check can fail (seen at load average 6 on 2 cores; it passes when idle).
@@ -19,13 +22,13 @@ fi
 export CLUSTER_PREFIX=rdxcal
 dir=$(mktemp -d /tmp/redux-cluster-calibration.XXXXXX)
 trap '"$tools/cluster-down.sh" >/dev/null 2>&1; rm -rf "$dir"' EXIT
-if ! SLOTS=2 "$tools/cluster-up.sh" 1ms:1gbit 1ms:1gbit >"$dir/up.log" 2>&1; then
+if ! SLOTS=2 "$tools/cluster-up.sh" 1ms:1gbit 1ms:1gbit 3ms:1gbit >"$dir/up.log" 2>&1; then
     # No network namespaces or netfilter queues here (a container without CAP_NET_ADMIN, say): nothing to test.
     tail -5 "$dir/up.log"
     echo "skipped: the emulated cluster cannot start on this machine"
     exit 77
 fi
-MPIT_TIMEOUT=120 "$tools/cluster-run.sh" -np 4 -x REDUX_CALIBRATION_FILE="$dir/calibration.json" \
+MPIT_TIMEOUT=120 "$tools/cluster-run.sh" -np 6 -x REDUX_CALIBRATION_FILE="$dir/calibration.json" \
     -x REDUX_REPORT="$dir/report.jsonl" "$driver" >"$dir/run.log" 2>&1 || { cat "$dir/run.log"; exit 1; }
 python3 - "$dir/calibration.json" "$dir/report.jsonl" <<'PY'
 import json, sys
@@ -42,5 +45,14 @@ assert max(local) < inter, f"same-node latency {max(local)} s is not below the i
 predicted = report["predicted_by_strategy_s"]
 print("predicted:", json.dumps(predicted), "chose:", report["strategy"])
 assert "snf" in predicted and "hetero-greedy" in predicted, "the heterogeneous trees were not candidates"
+pairs = report["node_pair_d_s"]
+print("node pairs:", json.dumps(pairs))
+path = [1e-3, 1e-3, 3e-3]
+assert len(pairs) == 3, f"{len(pairs)} nodes in node_pair_d_s, not 3"
+for a in range(3):
+    for b in range(3):
+        if a != b:
+            want = path[a] + path[b]
+            assert abs(pairs[a][b] - want) <= 0.3 * want, f"d between nodes {a} and {b}: {pairs[a][b]} s, not {want} s"
 print("ok")
 PY

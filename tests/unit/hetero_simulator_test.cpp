@@ -28,6 +28,39 @@ TEST(HeteroSimulator, UniformCostsReplayTheHomogeneousModelOnEveryTree) {
     }
 }
 
+TEST(HeteroSimulator, UniformFlightReplaysTheHomogeneousModelOnEveryTree) {
+    for (const Costs& costs : testing::flight_grid()) {
+        for (int32_t n = 1; n <= 6; ++n) {
+            const auto cells = static_cast<size_t>(n) * static_cast<size_t>(n);
+            const HeteroCosts uniform(std::vector<double>(static_cast<size_t>(n), costs.compute_s),
+                                      std::vector<double>(cells, costs.transfer_s),
+                                      std::vector<double>(cells, costs.flight_s));
+            testing::for_each_tree(n, [&](const std::vector<int32_t>& parent) {
+                const Simulation homogeneous = simulate(parent, costs);
+                const Simulation hetero = simulate(parent, uniform, TransferModel::overlap);
+                ASSERT_EQ(homogeneous.makespan_s, hetero.makespan_s);
+                ASSERT_EQ(homogeneous.send_start_s, hetero.send_start_s);
+                ASSERT_EQ(homogeneous.arrive_s, hetero.arrive_s);
+            });
+        }
+    }
+}
+
+TEST(HeteroSimulator, EachLinkKeepsItsOwnTimeInFlight) {
+    // Sink 0, leaves 1 and 2, c = 0. 1 -> 0: d = 3, all but 0.5 in flight; 2 -> 0: d = 2, none in flight.
+    // Both ready at 0: rank 1's message reaches the port at 2.5 and holds it 0.5 (arrives 3); rank 2's starts
+    // at once (one-port: it takes the port at 0) and holds it until 2. Total 3, where the one-port model
+    // serves them one after the other: 3 + 2 = 5.
+    const std::vector<double> d{0, 9, 9, 3, 0, 9, 2, 9, 0};
+    const std::vector<double> flight{0, 0, 0, 2.5, 0, 0, 0, 0, 0};
+    const Simulation sim = simulate({-1, 0, 0}, HeteroCosts({0, 0, 0}, d, flight), TransferModel::overlap);
+    EXPECT_EQ(sim.arrive_s, (std::vector<double>{-1, 3, 2}));
+    EXPECT_EQ(sim.makespan_s, 3.0);
+    EXPECT_EQ(simulate({-1, 0, 0}, HeteroCosts({0, 0, 0}, d), TransferModel::overlap).makespan_s, 5.0);
+    EXPECT_THROW(HeteroCosts({0, 0}, {0, 1, 1, 0}, {0, 1}), std::invalid_argument);
+    EXPECT_FALSE(HeteroCosts({0, 0}, {0, 1, 1, 0}, {0, 2, 0, 0}).validate().empty());  // L above d
+}
+
 TEST(HeteroSimulator, StarServesChildrenInOrderOfReadinessWithTheirOwnLinks) {
     // Sink 0, leaves 1..3 with transfers 3, 1, 2 to it and c_0 = 2. All ready at 0: served in rank order.
     // overlap:    1: [0,3) fold [3,5); 2: [3,4) fold [5,7); 3: [4,6) fold [7,9)  -> 9

@@ -9,8 +9,9 @@
  *   value   its redux_algorithm value, never reused
  *   needs   when it applies:
  *             always      any communicator, any op
- *             link_costs  calibrated per-link costs of several link classes (nodes, packages) and a
- *                         commutative op; elsewhere the library plans the optimal tree instead
+ *             link_costs  calibrated per-link costs of several link classes (nodes, packages) or of
+ *                         3 or more nodes measured pair by pair, and a commutative op; elsewhere the
+ *                         library plans the optimal tree instead
  *             nodes       link_costs, on several nodes
  *             limit       a bound K (redux_options.limit, redux-plan --limit); not a REDUX_ALGORITHM value
  * auto weighs every strategy that applies and needs no limit. Adding a strategy: one line here, its builder,

@@ -18,7 +18,13 @@
 //      few pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a VM; 1.5 ms when
 //      it stopped at 256 KiB), most of it first-touching the 16 MiB buffer; 0.5 s between two nodes 2 ms and 1 Gbit/s
 //      apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms.
-//   4. rank 0 writes the file with what was measured, if it may: only a missing file or libredux's own
+//   4. on 3 to kMaxPairNodes nodes, every pair of nodes (model/node_pairs.cpp says why): the nodes' leaders (the
+//      lowest rank of each) meet in the rounds of a round-robin schedule, each pair in a round at once, and
+//      ping-pong kPairSmallBytes (one warm-up, kPairSmallTrips timed) and kPairLargeBytes (one warm-up,
+//      kPairLargeTrips); the fastest half round trips, one MPI_Allreduce, and every rank holds them. Measured
+//      on every communicator that spans such nodes, not kept in the calibration file: on the emulated
+//      heterogeneous cluster (8 nodes, 0.2 to 10 ms one way) it takes about 1 s.
+//   5. rank 0 writes the file with what was measured, if it may: only a missing file or libredux's own
 //      (calibration_file_replaceable; a C source, another program's JSON, a damaged or unreadable file is
 //      never replaced). store_calibration judges the file again when writing, and says why it did not.
 #include "calib/link_calibration.hpp"
@@ -58,6 +64,8 @@ constexpr double kExtendBelow_s = 2e-3;
 constexpr int kExtraRoundTrips = 2;
 constexpr int kStreamMessages = 16;
 constexpr int kStreams = 5;  // timed, after one warm-up
+constexpr int kPairSmallTrips = 4;
+constexpr int kPairLargeTrips = 2;
 
 LinkFits g_known;  // this process's link fits, by class
 
@@ -232,6 +240,41 @@ int read_file(MPI_Comm comm, int rank, const Topology& topology, const Calibrati
     return MPI_SUCCESS;
 }
 
+// Step 4 (module comment): `times` empty unless the communicator spans 3 .. kMaxPairNodes nodes.
+int measure_node_pairs(MPI_Comm comm, int rank, const Topology& topology, NodePairTimes& times) {
+    times = {};
+    std::vector<int32_t> ids;
+    for (const RankPlace& place : topology.place) ids.push_back(place.node);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    const auto n = static_cast<int32_t>(ids.size());
+    if (n < 3 || n > kMaxPairNodes) return MPI_SUCCESS;
+    const auto cells = static_cast<size_t>(n) * static_cast<size_t>(n);
+    std::vector<double> mine(2 * cells, 0.0), all(2 * cells, 0.0);                                // small then large
+    const auto me = static_cast<int32_t>(std::find(ids.begin(), ids.end(), rank) - ids.begin());  // n: not a leader
+    std::vector<char> buffer;
+    for (int32_t round = 0; me < n && round < pair_rounds(n); ++round) {
+        const int32_t other = pair_partner(n, round, me);
+        if (other < 0) continue;
+        std::vector<PingSample> small, large;
+        REDUX_MPI(time_size(comm, me < other, ids[other], kPairSmallBytes, true, kPairSmallTrips, buffer, small));
+        REDUX_MPI(time_size(comm, me < other, ids[other], kPairLargeBytes, true, kPairLargeTrips, buffer, large));
+        auto fastest = [](const std::vector<PingSample>& samples) {
+            double best = samples.front().one_way_s;
+            for (const PingSample& sample : samples) best = std::min(best, sample.one_way_s);
+            return best;
+        };
+        const size_t cell = static_cast<size_t>(me) * static_cast<size_t>(n) + static_cast<size_t>(other);
+        mine[cell] = fastest(small);
+        mine[cells + cell] = fastest(large);
+    }
+    REDUX_MPI(allreduce_yielding(mine.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, comm));
+    times.node_ids = std::move(ids);
+    times.small_s.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(cells));
+    times.large_s.assign(all.begin() + static_cast<std::ptrdiff_t>(cells), all.end());
+    return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSettings& settings,
@@ -268,6 +311,7 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
     for (int c = 0; c < kLinkClasses; ++c) {
         if (topology.present[c]) g_known[c] = out.fits[c];
     }
+    REDUX_MPI(measure_node_pairs(comm, rank, topology, out.pairs));
     out.seconds = MPI_Wtime() - start;
     return MPI_SUCCESS;
 }

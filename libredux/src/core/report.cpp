@@ -1,5 +1,7 @@
 #include "core/report.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
@@ -34,6 +36,7 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"planned_s", r.planned_s ? nlohmann::ordered_json(*r.planned_s) : nlohmann::ordered_json()},
         {"trial_calls", r.trial_calls},
         {"calibration_s", r.calibration_s},
+        {"node_pair_d_s", r.node_pair_d_s},
         {"native_excluded",
          r.native_excluded.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.native_excluded)},
     };
@@ -51,6 +54,20 @@ std::string report_words(const PlanReport& r, const char* what) {
         char flight[64];
         std::snprintf(flight, sizeof flight, " (d in flight %.3g s)", r.flight_s);
         line += flight;
+    }
+    if (!r.node_pair_d_s.empty()) {
+        double low = -1, high = 0;
+        for (size_t a = 0; a < r.node_pair_d_s.size(); ++a) {
+            for (size_t b = 0; b < r.node_pair_d_s[a].size(); ++b) {
+                if (a == b) continue;
+                low = low < 0 ? r.node_pair_d_s[a][b] : std::min(low, r.node_pair_d_s[a][b]);
+                high = std::max(high, r.node_pair_d_s[a][b]);
+            }
+        }
+        char pairs[96];
+        std::snprintf(pairs, sizeof pairs, ", d between nodes %.3g .. %.3g s (%zu nodes)", low, high,
+                      r.node_pair_d_s.size());
+        line += pairs;
     }
     const char* separator = ", predicted ";
     for (const auto& [name, seconds] : r.predicted_by_strategy_s) {

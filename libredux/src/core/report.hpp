@@ -31,6 +31,9 @@ struct PlanReport {
     int trial_calls = 0;                        // the trial calls auto's decision took
     std::string native_excluded;  // why auto does not try the MPI library's reduce (core/native_failures.hpp)
     double calibration_s = 0;     // spent measuring for this key (links and c)
+    // d of this message between every two nodes, [from][to] by node in rank order of their lowest rank, where
+    // calibration measured the node pairs (3 or more nodes); empty otherwise.
+    std::vector<std::vector<double>> node_pair_d_s;
 };
 
 // One line, no newline; "event" is `what` ("new plan": a key's plan was made; "auto decision": auto chose

@@ -140,7 +140,10 @@ SelectionInput selection_input(const CommState& state, const PlanKey& key, const
         input.place = state.topology.place;
         for (int c = 0; c < kLinkClasses; ++c) {
             input.class_transfer_s[c] = state.links.fits[c].at(static_cast<size_t>(bytes));
+            input.class_flight_s[c] = std::clamp(state.links.fits[c].flight_s, 0.0, input.class_transfer_s[c]);
         }
+        input.node_pairs = node_pair_costs(state.links.pairs, state.links.fits[static_cast<int>(LinkClass::other_node)],
+                                           static_cast<size_t>(bytes));
         input.latency_s = std::min(latency_for(state, static_cast<size_t>(bytes)), costs.transfer_s);
     }
     const long long segment_bytes = segment_bytes_for(state, key);
@@ -217,7 +220,13 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.flight_s = costs.flight_s;
     report.c_s = costs.compute_s;
 
-    Selection selection = select_plan(selection_input(state, key, costs));
+    const SelectionInput input = selection_input(state, key, costs);
+    const auto nodes = static_cast<size_t>(input.node_pairs.node_ids.size());
+    for (size_t a = 0; a < nodes; ++a) {
+        const auto row = input.node_pairs.transfer_s.begin() + static_cast<std::ptrdiff_t>(a * nodes);
+        report.node_pair_d_s.emplace_back(row, row + static_cast<std::ptrdiff_t>(nodes));
+    }
+    Selection selection = select_plan(input);
     for (const Candidate& candidate : selection.candidates) {
         report.predicted_by_strategy_s.emplace_back(strategy_name(candidate.strategy), candidate.predicted_s);
     }

@@ -40,6 +40,7 @@ public:
     explicit FixedCosts(const HeteroCosts& costs) : costs_(costs) {}
     double transfer_s(int32_t from, int32_t to) override { return costs_.transfer_s(from, to); }
     double compute_s(int32_t rank) override { return costs_.compute_s(rank); }
+    double flight_s(int32_t from, int32_t to) override { return costs_.flight_s(from, to); }
 
 private:
     const HeteroCosts& costs_;

@@ -34,10 +34,13 @@ std::optional<TransferModel> parse_transfer_model(std::string_view name) {
     return std::nullopt;
 }
 
-HeteroCosts::HeteroCosts(std::vector<double> compute_s, std::vector<double> transfer_s)
-    : compute_s_(std::move(compute_s)), transfer_s_(std::move(transfer_s)) {
+HeteroCosts::HeteroCosts(std::vector<double> compute_s, std::vector<double> transfer_s, std::vector<double> flight_s)
+    : compute_s_(std::move(compute_s)), transfer_s_(std::move(transfer_s)), flight_s_(std::move(flight_s)) {
     if (transfer_s_.size() != compute_s_.size() * compute_s_.size()) {
         throw std::invalid_argument("HeteroCosts: transfer_s must have n * n entries for n compute costs");
+    }
+    if (!flight_s_.empty() && flight_s_.size() != transfer_s_.size()) {
+        throw std::invalid_argument("HeteroCosts: flight_s must be empty or have n * n entries");
     }
 }
 
@@ -145,6 +148,11 @@ std::string HeteroCosts::validate() const {
             if (i != j && !valid_cost(transfer_s(i, j))) {
                 return "d[" + std::to_string(i) + "][" + std::to_string(j) +
                        "] must be a finite number of seconds >= 0";
+            }
+            if (i != j && (!valid_cost(flight_s(i, j)) || flight_s(i, j) > transfer_s(i, j))) {
+                return "L[" + std::to_string(i) + "][" + std::to_string(j) +
+                       "] must be a finite number of seconds in [0, d[" + std::to_string(i) + "][" + std::to_string(j) +
+                       "]]";
             }
         }
     }

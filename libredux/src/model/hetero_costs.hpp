@@ -2,6 +2,8 @@
 //
 // compute_s(i)     (c_i, Benoit, Canon & Marchal, RR-8315, Section 3.1): one application of the operator on i.
 // transfer_s(i, j) (d_ij): time for rank i to send one element -- the whole vector -- to rank j.
+// flight_s(i, j)   (L_ij, at most d_ij): the part of d_ij during which j's port is free, the message's time in
+//                  flight (costs.hpp); 0 unless given (the one-port model: a message holds the port for all of d).
 // Liu & Wang's per-node transmission time t(p_i) is the special case d_ij = t_i for every j (sender_only()),
 // with c_i = 0. The homogeneous model of Canon & Antoniu (costs.hpp) is d_ij = d, c_i = c (uniform()).
 //
@@ -34,7 +36,8 @@ public:
     HeteroCosts() = default;
     // compute_s: one entry per rank; transfer_s: n * n entries, row-major (transfer_s[i * n + j] = d_ij; the
     // diagonal is never used). Throws std::invalid_argument on mismatched sizes.
-    HeteroCosts(std::vector<double> compute_s, std::vector<double> transfer_s);
+    // flight_s: empty (every L_ij = 0) or n * n entries like transfer_s.
+    HeteroCosts(std::vector<double> compute_s, std::vector<double> transfer_s, std::vector<double> flight_s = {});
 
     // d_ij = costs.transfer_s, c_i = costs.compute_s for every rank.
     static HeteroCosts uniform(int32_t n, const Costs& costs);
@@ -49,6 +52,11 @@ public:
     double transfer_s(int32_t from, int32_t to) const {
         return transfer_s_[static_cast<size_t>(from) * compute_s_.size() + static_cast<size_t>(to)];
     }
+    double flight_s(int32_t from, int32_t to) const {
+        return flight_s_.empty() ? 0.0
+                                 : flight_s_[static_cast<size_t>(from) * compute_s_.size() + static_cast<size_t>(to)];
+    }
+    bool has_flight() const { return !flight_s_.empty(); }
 
     // Over ordered pairs i != j (0 for one rank): the extremes and the mean of d_ij; over ranks: those of c_i.
     double min_transfer_s() const;
@@ -63,12 +71,14 @@ public:
     // The homogeneous costs (mean d, mean c) that the homogeneous strategies plan with under these costs.
     Costs mean_costs() const { return {mean_transfer_s(), mean_compute_s()}; }
 
-    // Empty when every cost is a finite number >= 0, otherwise a message naming the first bad entry.
+    // Empty when every cost is a finite number >= 0 (and every L_ij at most d_ij), otherwise a message naming the first
+    // bad entry.
     std::string validate() const;
 
 private:
     std::vector<double> compute_s_;
     std::vector<double> transfer_s_;
+    std::vector<double> flight_s_;
 };
 
 }  // namespace redux

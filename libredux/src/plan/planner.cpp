@@ -170,7 +170,11 @@ RankProgram program_for(const Plan& plan, int32_t rank) {
     for (int32_t k = plan.child_offset[rank]; k < plan.child_offset[rank + 1]; ++k) {
         program.children.push_back({plan.child_rank[k], plan.child_joins_left[k] != 0});
     }
-    program.receive_together = plan.segments == 1 && !plan.request.hetero_costs && plan.request.costs.flight_s > 0;
+    const HeteroCosts* hetero = plan.request.hetero_costs.get();
+    program.receive_together = plan.segments == 1 && !program.children.empty() &&
+                               std::all_of(program.children.begin(), program.children.end(), [&](const ChildStep& c) {
+                                   return (hetero ? hetero->flight_s(c.rank, rank) : plan.request.costs.flight_s) > 0;
+                               });
     if (plan.final_transfer) {
         if (rank == plan.sink) program.send_result_to = plan.request.root;
         if (rank == plan.request.root) program.receive_result_from = plan.sink;

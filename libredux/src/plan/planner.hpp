@@ -61,8 +61,9 @@ struct RankProgram {
     std::vector<ChildStep> children;
     int32_t send_result_to = -1;
     int32_t receive_result_from = -1;
-    // The children's transfers may be in flight together: the plan was predicted with a time in flight
-    // (Costs::flight_s > 0, homogeneous costs, one segment), where a message's latency leaves the receiver free,
+    // The children's transfers may be in flight together: the plan was predicted with a time in flight on every
+    // child's link (Costs::flight_s > 0, or HeteroCosts::flight_s of each child's edge; one segment), where a
+    // message's latency leaves the receiver free,
     // so the executor posts every child's receive at once instead of one after the other.
     bool receive_together = false;
 };

@@ -5,7 +5,8 @@
 // (several nodes or packages), the op is commutative and there are at most kMaxPerLinkRanks ranks; two-level
 // needs several nodes too. When there are several classes, every candidate (the homogeneous ones included,
 // which are built with the slowest class's d) is predicted by the simulator under the per-link costs d_ij of
-// the classes, so all are compared on the same platform. The fastest predicted wins; Algorithm 1 is optimal in
+// the classes (and L_ij, the time in flight), or of the node pairs where calibration measured them, so all are
+// compared on the same platform. The fastest predicted wins; Algorithm 1 is optimal in
 // the homogeneous model, so there the others win only ties. Among equals (within 0.01 %) the one with the
 // fewest transfers between nodes: the link classes cannot tell one node's links from another's, so the tree
 // that crosses nodes least is the safer bet. Predictions are of segmented reductions when the input asks for
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 
 namespace redux {
@@ -32,9 +34,10 @@ int link_classes(const SelectionInput& input) {
     return present[0] + present[1] + present[2];
 }
 
+// Per-link costs: where the links differ, by class or, measured node pair by node pair, between nodes.
 bool per_link(const SelectionInput& input) {
     return static_cast<int32_t>(input.place.size()) == input.ranks && input.ranks <= kMaxPerLinkRanks &&
-           link_classes(input) >= 2;
+           (link_classes(input) >= 2 || !input.node_pairs.empty());
 }
 
 bool several_nodes(const SelectionInput& input) {
@@ -44,17 +47,31 @@ bool several_nodes(const SelectionInput& input) {
     return false;
 }
 
+// d_ij and L_ij of every pair: the pair's nodes' when the input has them, else its link class's.
 std::shared_ptr<const HeteroCosts> per_link_costs(const SelectionInput& input) {
     const auto n = static_cast<size_t>(input.ranks);
-    std::vector<double> transfer(n * n, 0.0);
+    std::vector<double> transfer(n * n, 0.0), flight(n * n, 0.0);
+    std::vector<int32_t> node_index(n, -1);
+    const auto nodes = static_cast<size_t>(input.node_pairs.node_ids.size());
+    if (input.node_pairs.transfer_s.size() != nodes * nodes || input.node_pairs.flight_s.size() != nodes * nodes) {
+        throw std::invalid_argument("select_plan: node_pairs must hold nodes * nodes costs");
+    }
+    for (size_t i = 0; i < n; ++i) node_index[i] = input.node_pairs.index_of(input.place[i].node);
     for (size_t i = 0; i < n; ++i) {
         for (size_t j = 0; j < n; ++j) {
-            if (i != j)
-                transfer[i * n + j] =
-                    input.class_transfer_s[static_cast<int>(link_class(input.place[i], input.place[j]))];
+            if (i == j) continue;
+            const int c = static_cast<int>(link_class(input.place[i], input.place[j]));
+            transfer[i * n + j] = input.class_transfer_s[c];
+            flight[i * n + j] = std::min(input.class_flight_s[c], input.class_transfer_s[c]);
+            if (c == static_cast<int>(LinkClass::other_node) && node_index[i] >= 0 && node_index[j] >= 0) {
+                const size_t k = static_cast<size_t>(node_index[i]) * nodes + static_cast<size_t>(node_index[j]);
+                transfer[i * n + j] = input.node_pairs.transfer_s[k];
+                flight[i * n + j] = std::min(input.node_pairs.flight_s[k], input.node_pairs.transfer_s[k]);
+            }
         }
     }
-    return std::make_shared<const HeteroCosts>(std::vector<double>(n, input.costs.compute_s), std::move(transfer));
+    return std::make_shared<const HeteroCosts>(std::vector<double>(n, input.costs.compute_s), std::move(transfer),
+                                               std::move(flight));
 }
 
 int32_t inter_node_transfers(const Plan& plan, const SelectionInput& input) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "model/link_costs.hpp"
+#include "model/node_pairs.hpp"
 #include "plan/planner.hpp"
 
 #include <array>
@@ -24,6 +25,10 @@ struct SelectionInput {
     // the links fall in several classes; leave `place` empty when d was given rather than calibrated per class.
     std::vector<RankPlace> place;
     std::array<double, kLinkClasses> class_transfer_s{};
+    std::array<double, kLinkClasses> class_flight_s{};  // L of each class, at most its d (0: the one-port model)
+    // d and L between every two nodes at this message size, for pairs on different nodes instead of the
+    // class's (empty: the class's for every pair).
+    NodePairCosts node_pairs;
     std::optional<Strategy> requested;  // nullopt: auto, every strategy that applies is a candidate
     int32_t limit = 0;                  // K, for the strategies that need one
     // Segments (PlanRequest has the same fields): the vector's element count, the latency part of d, and the

@@ -1,0 +1,83 @@
+// Transfer costs between the nodes of a communicator, pair by pair.
+//
+// The link classes (link_costs.hpp) give one curve d(bytes) for every pair of ranks on different nodes,
+// measured on one pair. On a cluster whose nodes hang off links of different speeds the pairs differ by far
+// more than the noise: on the emulated heterogeneous cluster (per-node links of 0.1 to 5 ms, 100 Mbit/s to
+// 10 Gbit/s) a one-way 8 B message takes 0.2 to 10 ms depending on the pair, and a plan made with the one
+// measured pair predicted 10-20x too little. So calibration also measures every pair of node leaders, at two
+// sizes only (kPairSmallBytes, kPairLargeBytes, a few round trips each, the pairs of a round of a round-robin
+// schedule at once: n - 1 rounds for n nodes), and this file turns them into d and L at any size:
+//   - d_ab(s) = d(s) r_ab(s): the class's curve, which holds the shape measured at many sizes (TCP's window
+//     opening, caches), times the pair's ratio to it, r_ab = t_ab / d at the two measured sizes, interpolated
+//     in log s between them and held beyond (a pair's latency ratio rules small messages, its bandwidth ratio
+//     large ones);
+//   - L_ab = L + (t_ab(small) - d(small)): the class's time in flight plus what the pair's small message adds
+//     over the class's. The port's part of a message (overheads, gap) is the hosts', not the distance's, so
+//     a longer path adds flight only. Clamped to [0, d_ab(s)].
+// A pair's two directions are measured apart and kept apart. Pure functions.
+#include "model/node_pairs.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace redux {
+namespace {
+
+int32_t find_index(const std::vector<int32_t>& ids, int32_t id) {
+    const auto it = std::lower_bound(ids.begin(), ids.end(), id);
+    return it != ids.end() && *it == id ? static_cast<int32_t>(it - ids.begin()) : -1;
+}
+
+double ratio(double measured_s, double class_s) { return class_s > 0 ? measured_s / class_s : 1.0; }
+
+}  // namespace
+
+int32_t NodePairTimes::index_of(int32_t node_id) const { return find_index(node_ids, node_id); }
+int32_t NodePairCosts::index_of(int32_t node_id) const { return find_index(node_ids, node_id); }
+
+NodePairCosts node_pair_costs(const NodePairTimes& times, const LinkFit& other_node, size_t bytes) {
+    NodePairCosts out;
+    if (times.empty()) return out;
+    const auto n = static_cast<size_t>(times.nodes());
+    out.node_ids = times.node_ids;
+    out.transfer_s.assign(n * n, 0.0);
+    out.flight_s.assign(n * n, 0.0);
+    const double class_small = other_node.at(kPairSmallBytes), class_large = other_node.at(kPairLargeBytes);
+    const double d = other_node.at(bytes);
+    // Where `bytes` lies between the two sizes, in log bytes: 0 at or below the small one, 1 at or above the large.
+    const double s = static_cast<double>(std::clamp(bytes, kPairSmallBytes, kPairLargeBytes));
+    const double w = std::log(s / kPairSmallBytes) / std::log(static_cast<double>(kPairLargeBytes) / kPairSmallBytes);
+    for (size_t a = 0; a < n; ++a) {
+        for (size_t b = 0; b < n; ++b) {
+            if (a == b) continue;
+            const size_t k = a * n + b;
+            const double r = (1 - w) * ratio(times.small_s[k], class_small) + w * ratio(times.large_s[k], class_large);
+            out.transfer_s[k] = d * r;
+            out.flight_s[k] =
+                std::clamp(other_node.flight_s + (times.small_s[k] - class_small), 0.0, out.transfer_s[k]);
+        }
+    }
+    return out;
+}
+
+int32_t pair_rounds(int32_t nodes) {
+    if (nodes < 2) return 0;
+    return nodes % 2 == 0 ? nodes - 1 : nodes;
+}
+
+// The circle method on m = n rounded up to even: m - 1 rounds; in round r nodes i, j < m - 1 meet when
+// i + j = 2r (mod m - 1), and the node with i = r (mod m - 1) meets node m - 1 (nobody, for odd n).
+int32_t pair_partner(int32_t nodes, int32_t round, int32_t node) {
+    const int32_t m = nodes + nodes % 2, last = m - 1;
+    if (nodes < 2 || round < 0 || round >= last || node < 0 || node >= nodes) return -1;
+    int32_t partner = 0;
+    if (node == last) {
+        partner = round;
+    } else {
+        partner = ((2 * round - node) % last + last) % last;
+        if (partner == node) partner = last;
+    }
+    return partner < nodes ? partner : -1;
+}
+
+}  // namespace redux

@@ -1,0 +1,108 @@
+// Costs between nodes pair by pair (libredux/src/model/node_pairs.hpp): the round-robin schedule calibration
+// measures the pairs in, and d and L at any size from the two measured sizes and the class's curve, worked out
+// by hand.
+#include "model/node_pairs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <utility>
+
+namespace redux {
+namespace {
+
+TEST(NodePairs, RoundRobinMeetsEveryPairOnceAndNobodyTwiceInARound) {
+    for (int32_t n = 0; n <= 21; ++n) {
+        std::set<std::pair<int32_t, int32_t>> met;
+        for (int32_t round = 0; round < pair_rounds(n); ++round) {
+            for (int32_t node = 0; node < n; ++node) {
+                const int32_t partner = pair_partner(n, round, node);
+                if (partner < 0) continue;
+                ASSERT_NE(partner, node);
+                ASSERT_LT(partner, n);
+                ASSERT_EQ(pair_partner(n, round, partner), node) << "n=" << n << " round=" << round;
+                if (node < partner) {
+                    ASSERT_TRUE(met.insert({node, partner}).second) << "n=" << n << " met twice";
+                }
+            }
+        }
+        EXPECT_EQ(static_cast<int64_t>(met.size()), int64_t{n} * (n - 1) / 2) << "n=" << n;
+        EXPECT_EQ(pair_rounds(n), n < 2 ? 0 : n % 2 == 0 ? n - 1 : n);
+    }
+    EXPECT_EQ(pair_partner(4, 3, 0), -1);  // past the last round
+    EXPECT_EQ(pair_partner(4, 0, 4), -1);  // no such node
+}
+
+// The other-node class: 1 ms at 8 B, 2 ms at 64 KiB, 10 ms at 1 MiB, 0.8 ms of it in flight. Three nodes, named
+// by their lowest ranks 0, 2 and 5; one-way times measured (ms), both directions alike:
+//            8 B   64 KiB
+//   0 - 2     1      2       the class's own pair
+//   0 - 5     4      4       farther: 4x the latency, the bandwidth of the class (4 ms = 2 x 2 ms)
+//   2 - 5   0.5      6       nearer, but 3x slower for large messages
+struct ThreeNodes : ::testing::Test {
+    LinkFit fit{1e-3, 8e-3 / (1 << 20), true, {{8, 1e-3}, {65536, 2e-3}, {1 << 20, 10e-3}}, 0.8e-3};
+    NodePairTimes times{
+        {0, 2, 5}, {0, 1e-3, 4e-3, 1e-3, 0, 0.5e-3, 4e-3, 0.5e-3, 0}, {0, 2e-3, 4e-3, 2e-3, 0, 6e-3, 4e-3, 6e-3, 0}};
+    static double at(const NodePairCosts& costs, int32_t a, int32_t b, bool flight = false) {
+        return (flight ? costs.flight_s : costs.transfer_s)[static_cast<size_t>(a * 3 + b)];
+    }
+};
+
+TEST_F(ThreeNodes, AtTheMeasuredSizesDIsWhatWasMeasured) {
+    const NodePairCosts small = node_pair_costs(times, fit, 8);
+    EXPECT_EQ(small.node_ids, (std::vector<int32_t>{0, 2, 5}));
+    EXPECT_NEAR(at(small, 0, 1), 1e-3, 1e-12);
+    EXPECT_NEAR(at(small, 0, 2), 4e-3, 1e-12);
+    EXPECT_NEAR(at(small, 2, 1), 0.5e-3, 1e-12);
+    const NodePairCosts large = node_pair_costs(times, fit, 65536);
+    EXPECT_NEAR(at(large, 0, 2), 4e-3, 1e-12);
+    EXPECT_NEAR(at(large, 1, 2), 6e-3, 1e-12);
+}
+
+TEST_F(ThreeNodes, LargerSizesFollowTheClassCurveTimesTheLargeRatio) {
+    // 1 MiB: the class's 10 ms, x2 for 0 - 5 (4 / 2), x3 for 2 - 5 (6 / 2).
+    const NodePairCosts costs = node_pair_costs(times, fit, 1 << 20);
+    EXPECT_NEAR(at(costs, 0, 1), 10e-3, 1e-12);
+    EXPECT_NEAR(at(costs, 0, 2), 20e-3, 1e-12);
+    EXPECT_NEAR(at(costs, 1, 2), 30e-3, 1e-12);
+    // Below 8 B the small ratio holds: 0 B is the class's 1 ms (alpha) x4.
+    EXPECT_NEAR(at(node_pair_costs(times, fit, 0), 0, 2), 4e-3, 1e-12);
+}
+
+TEST_F(ThreeNodes, BetweenTheSizesTheRatioMovesInLogBytes) {
+    // 512 B is 6 of the 13 doublings from 8 B to 64 KiB: ratio of 2 - 5 = (7 x 0.5 + 6 x 3) / 13; the class's
+    // d at 512 B is on its line from (8 B, 1 ms) to (64 KiB, 2 ms). 0 - 5: ratios 4 and 2.
+    const double class_d = 1e-3 + 1e-3 * (512.0 - 8) / (65536 - 8);
+    const NodePairCosts costs = node_pair_costs(times, fit, 512);
+    EXPECT_NEAR(at(costs, 1, 2), class_d * (7 * 0.5 + 6 * 3.0) / 13, 1e-12);
+    EXPECT_NEAR(at(costs, 0, 2), class_d * (7 * 4.0 + 6 * 2.0) / 13, 1e-12);
+}
+
+TEST_F(ThreeNodes, FlightIsTheClassesPlusWhatThePairAdds) {
+    // L = 0.8 ms + (pair's 8 B - class's 8 B): 0 - 5: 3.8 ms; 2 - 5: 0.3 ms; the class's pair: 0.8 ms.
+    const NodePairCosts costs = node_pair_costs(times, fit, 65536);
+    EXPECT_NEAR(at(costs, 0, 2, true), 3.8e-3, 1e-12);
+    EXPECT_NEAR(at(costs, 2, 1, true), 0.3e-3, 1e-12);
+    EXPECT_NEAR(at(costs, 1, 0, true), 0.8e-3, 1e-12);
+    // Never more than d, never below 0.
+    NodePairTimes near = times;
+    near.small_s[1] = near.small_s[3] = 0.1e-3;  // 0 - 2 far faster than the class: L = 0.8 - 0.9 < 0
+    EXPECT_EQ(at(node_pair_costs(near, fit, 8), 0, 1, true), 0.0);
+    LinkFit all_flight = fit;
+    all_flight.flight_s = 1e-3;
+    const NodePairCosts capped = node_pair_costs(times, all_flight, 8);
+    EXPECT_NEAR(at(capped, 0, 2, true), at(capped, 0, 2), 1e-12);
+}
+
+TEST_F(ThreeNodes, NodesAreFoundByTheirLowestRank) {
+    const NodePairCosts costs = node_pair_costs(times, fit, 8);
+    EXPECT_EQ(costs.index_of(0), 0);
+    EXPECT_EQ(costs.index_of(5), 2);
+    EXPECT_EQ(costs.index_of(3), -1);
+    EXPECT_EQ(times.index_of(2), 1);
+    EXPECT_TRUE(node_pair_costs(NodePairTimes{}, fit, 8).empty());
+}
+
+}  // namespace
+}  // namespace redux
