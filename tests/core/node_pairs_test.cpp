@@ -1,5 +1,5 @@
 // Costs between nodes pair by pair (libredux/src/model/node_pairs.hpp): the round-robin schedule calibration
-// measures the pairs in, and d and L at any size from the two measured sizes and the class's curve, worked out
+// measures the pairs in, and d and L at any size from the measured sizes and the class's curve, worked out
 // by hand.
 #include "model/node_pairs.hpp"
 
@@ -34,16 +34,18 @@ TEST(NodePairs, RoundRobinMeetsEveryPairOnceAndNobodyTwiceInARound) {
     EXPECT_EQ(pair_partner(4, 0, 4), -1);  // no such node
 }
 
-// The other-node class: 1 ms at 8 B, 2 ms at 64 KiB, 10 ms at 1 MiB, 0.8 ms of it in flight. Three nodes, named
-// by their lowest ranks 0, 2 and 5; one-way times measured (ms), both directions alike:
-//            8 B   64 KiB
-//   0 - 2     1      2       the class's own pair
-//   0 - 5     4      4       farther: 4x the latency, the bandwidth of the class (4 ms = 2 x 2 ms)
-//   2 - 5   0.5      6       nearer, but 3x slower for large messages
+// The other-node class: 1 ms at 8 B, 2 ms at 32 KiB, 4 ms at 256 KiB, 10 ms at 1 MiB, 0.8 ms of it in flight.
+// Three nodes, named by their lowest ranks 0, 2 and 5; one-way times measured (ms), both directions alike:
+//            8 B   32 KiB   256 KiB
+//   0 - 2     1      2         4       the class's own pair
+//   0 - 5     4      4         8       farther: 4x the latency, then 2x the class
+//   2 - 5   0.5      6        16       nearer, but 3x and 4x slower for larger messages
 struct ThreeNodes : ::testing::Test {
-    LinkFit fit{1e-3, 8e-3 / (1 << 20), true, {{8, 1e-3}, {65536, 2e-3}, {1 << 20, 10e-3}}, 0.8e-3};
-    NodePairTimes times{
-        {0, 2, 5}, {0, 1e-3, 4e-3, 1e-3, 0, 0.5e-3, 4e-3, 0.5e-3, 0}, {0, 2e-3, 4e-3, 2e-3, 0, 6e-3, 4e-3, 6e-3, 0}};
+    LinkFit fit{1e-3, 6e-3 / (768 << 10), true, {{8, 1e-3}, {32768, 2e-3}, {262144, 4e-3}, {1 << 20, 10e-3}}, 0.8e-3};
+    NodePairTimes times{{0, 2, 5},
+                        {{{0, 1e-3, 4e-3, 1e-3, 0, 0.5e-3, 4e-3, 0.5e-3, 0},
+                          {0, 2e-3, 4e-3, 2e-3, 0, 6e-3, 4e-3, 6e-3, 0},
+                          {0, 4e-3, 8e-3, 4e-3, 0, 16e-3, 8e-3, 16e-3, 0}}}};
     static double at(const NodePairCosts& costs, int32_t a, int32_t b, bool flight = false) {
         return (flight ? costs.flight_s : costs.transfer_s)[static_cast<size_t>(a * 3 + b)];
     }
@@ -55,39 +57,50 @@ TEST_F(ThreeNodes, AtTheMeasuredSizesDIsWhatWasMeasured) {
     EXPECT_NEAR(at(small, 0, 1), 1e-3, 1e-12);
     EXPECT_NEAR(at(small, 0, 2), 4e-3, 1e-12);
     EXPECT_NEAR(at(small, 2, 1), 0.5e-3, 1e-12);
-    const NodePairCosts large = node_pair_costs(times, fit, 65536);
-    EXPECT_NEAR(at(large, 0, 2), 4e-3, 1e-12);
-    EXPECT_NEAR(at(large, 1, 2), 6e-3, 1e-12);
+    const NodePairCosts middle = node_pair_costs(times, fit, 32768);
+    EXPECT_NEAR(at(middle, 0, 2), 4e-3, 1e-12);
+    EXPECT_NEAR(at(middle, 1, 2), 6e-3, 1e-12);
+    const NodePairCosts large = node_pair_costs(times, fit, 262144);
+    EXPECT_NEAR(at(large, 0, 2), 8e-3, 1e-12);
+    EXPECT_NEAR(at(large, 1, 2), 16e-3, 1e-12);
 }
 
-TEST_F(ThreeNodes, LargerSizesFollowTheClassCurveTimesTheLargeRatio) {
-    // 1 MiB: the class's 10 ms, x2 for 0 - 5 (4 / 2), x3 for 2 - 5 (6 / 2).
+TEST_F(ThreeNodes, BeyondTheLargestSizeTheClassCurveScaled) {
+    // 1 MiB: the class's 10 ms, x2 for 0 - 5, x4 for 2 - 5 (their ratios to the class at 256 KiB).
     const NodePairCosts costs = node_pair_costs(times, fit, 1 << 20);
     EXPECT_NEAR(at(costs, 0, 1), 10e-3, 1e-12);
     EXPECT_NEAR(at(costs, 0, 2), 20e-3, 1e-12);
-    EXPECT_NEAR(at(costs, 1, 2), 30e-3, 1e-12);
-    // Below 8 B the small ratio holds: 0 B is the class's 1 ms (alpha) x4.
+    EXPECT_NEAR(at(costs, 1, 2), 40e-3, 1e-12);
+    // Below 8 B the pair's 8 B time.
     EXPECT_NEAR(at(node_pair_costs(times, fit, 0), 0, 2), 4e-3, 1e-12);
 }
 
-TEST_F(ThreeNodes, BetweenTheSizesTheRatioMovesInLogBytes) {
-    // 512 B is 6 of the 13 doublings from 8 B to 64 KiB: ratio of 2 - 5 = (7 x 0.5 + 6 x 3) / 13; the class's
-    // d at 512 B is on its line from (8 B, 1 ms) to (64 KiB, 2 ms). 0 - 5: ratios 4 and 2.
-    const double class_d = 1e-3 + 1e-3 * (512.0 - 8) / (65536 - 8);
-    const NodePairCosts costs = node_pair_costs(times, fit, 512);
-    EXPECT_NEAR(at(costs, 1, 2), class_d * (7 * 0.5 + 6 * 3.0) / 13, 1e-12);
-    EXPECT_NEAR(at(costs, 0, 2), class_d * (7 * 4.0 + 6 * 2.0) / 13, 1e-12);
+TEST_F(ThreeNodes, BetweenTheSizesThePairsOwnTimesAreInterpolated) {
+    // 512 B, between 8 B and 32 KiB: 2 - 5 on its line from 0.5 to 6 ms, 0 - 5 stays at 4 ms.
+    const NodePairCosts low = node_pair_costs(times, fit, 512);
+    EXPECT_NEAR(at(low, 1, 2), 0.5e-3 + 5.5e-3 * (512.0 - 8) / (32768 - 8), 1e-12);
+    EXPECT_NEAR(at(low, 0, 2), 4e-3, 1e-12);
+    // 64 KiB, between 32 and 256 KiB: 2 - 5 from 6 to 16 ms.
+    EXPECT_NEAR(at(node_pair_costs(times, fit, 65536), 1, 2), 6e-3 + 10e-3 * 32768.0 / (262144 - 32768), 1e-12);
+    // A pair measured faster at 32 KiB than at 8 B: as for a class (fit_link), the larger size's time bounds
+    // the smaller one's, and d never falls with the bytes.
+    NodePairTimes noisy = times;
+    noisy.one_way_s[1][1] = 0.5e-3;
+    const NodePairCosts fixed = node_pair_costs(noisy, fit, 4096);
+    EXPECT_NEAR(at(fixed, 0, 1), 0.5e-3, 1e-12);
+    EXPECT_NEAR(at(node_pair_costs(noisy, fit, 8), 0, 1), 0.5e-3, 1e-12);
 }
 
 TEST_F(ThreeNodes, FlightIsTheClassesPlusWhatThePairAdds) {
-    // L = 0.8 ms + (pair's 8 B - class's 8 B): 0 - 5: 3.8 ms; 2 - 5: 0.3 ms; the class's pair: 0.8 ms.
+    // L = 0.8 ms + (pair's 8 B - class's 8 B), at every size: 0 - 5: 3.8 ms; 2 - 5: 0.3 ms; the class's pair:
+    // 0.8 ms.
     const NodePairCosts costs = node_pair_costs(times, fit, 65536);
     EXPECT_NEAR(at(costs, 0, 2, true), 3.8e-3, 1e-12);
     EXPECT_NEAR(at(costs, 2, 1, true), 0.3e-3, 1e-12);
     EXPECT_NEAR(at(costs, 1, 0, true), 0.8e-3, 1e-12);
     // Never more than d, never below 0.
     NodePairTimes near = times;
-    near.small_s[1] = near.small_s[3] = 0.1e-3;  // 0 - 2 far faster than the class: L = 0.8 - 0.9 < 0
+    near.one_way_s[0][1] = near.one_way_s[0][3] = 0.1e-3;  // 0 - 2 far faster than the class: L = 0.8 - 0.9 < 0
     EXPECT_EQ(at(node_pair_costs(near, fit, 8), 0, 1, true), 0.0);
     LinkFit all_flight = fit;
     all_flight.flight_s = 1e-3;

@@ -20,8 +20,8 @@
 //      apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms.
 //   4. on 3 to kMaxPairNodes nodes, every pair of nodes (model/node_pairs.cpp says why): the nodes' leaders (the
 //      lowest rank of each) meet in the rounds of a round-robin schedule, each pair in a round at once, and
-//      ping-pong kPairSmallBytes (one warm-up, kPairSmallTrips timed) and kPairLargeBytes (one warm-up,
-//      kPairLargeTrips); the fastest half round trips, one MPI_Allreduce, and every rank holds them. Measured
+//      ping-pong each of kPairBytes (8 B, 32 KiB, 256 KiB: one warm-up, then kPairTrips); the fastest half
+//      round trips, one MPI_Allreduce, and every rank holds them. Measured
 //      on every communicator that spans such nodes, not kept in the calibration file: on the emulated
 //      heterogeneous cluster (8 nodes, 0.2 to 10 ms one way) it takes about 1 s.
 //   5. rank 0 writes the file with what was measured, if it may: only a missing file or libredux's own
@@ -64,8 +64,7 @@ constexpr double kExtendBelow_s = 2e-3;
 constexpr int kExtraRoundTrips = 2;
 constexpr int kStreamMessages = 16;
 constexpr int kStreams = 5;  // timed, after one warm-up
-constexpr int kPairSmallTrips = 4;
-constexpr int kPairLargeTrips = 2;
+constexpr int kPairTrips = 3;
 
 LinkFits g_known;  // this process's link fits, by class
 
@@ -250,28 +249,27 @@ int measure_node_pairs(MPI_Comm comm, int rank, const Topology& topology, NodePa
     const auto n = static_cast<int32_t>(ids.size());
     if (n < 3 || n > kMaxPairNodes) return MPI_SUCCESS;
     const auto cells = static_cast<size_t>(n) * static_cast<size_t>(n);
-    std::vector<double> mine(2 * cells, 0.0), all(2 * cells, 0.0);                                // small then large
+    std::vector<double> mine(kPairBytes.size() * cells, 0.0), all(mine.size(), 0.0);              // by size, then pair
     const auto me = static_cast<int32_t>(std::find(ids.begin(), ids.end(), rank) - ids.begin());  // n: not a leader
     std::vector<char> buffer;
     for (int32_t round = 0; me < n && round < pair_rounds(n); ++round) {
         const int32_t other = pair_partner(n, round, me);
         if (other < 0) continue;
-        std::vector<PingSample> small, large;
-        REDUX_MPI(time_size(comm, me < other, ids[other], kPairSmallBytes, true, kPairSmallTrips, buffer, small));
-        REDUX_MPI(time_size(comm, me < other, ids[other], kPairLargeBytes, true, kPairLargeTrips, buffer, large));
-        auto fastest = [](const std::vector<PingSample>& samples) {
-            double best = samples.front().one_way_s;
-            for (const PingSample& sample : samples) best = std::min(best, sample.one_way_s);
-            return best;
-        };
         const size_t cell = static_cast<size_t>(me) * static_cast<size_t>(n) + static_cast<size_t>(other);
-        mine[cell] = fastest(small);
-        mine[cells + cell] = fastest(large);
+        for (size_t k = 0; k < kPairBytes.size(); ++k) {
+            std::vector<PingSample> samples;
+            REDUX_MPI(time_size(comm, me < other, ids[other], kPairBytes[k], true, kPairTrips, buffer, samples));
+            double fastest = samples.front().one_way_s;
+            for (const PingSample& sample : samples) fastest = std::min(fastest, sample.one_way_s);
+            mine[k * cells + cell] = fastest;
+        }
     }
     REDUX_MPI(allreduce_yielding(mine.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, comm));
     times.node_ids = std::move(ids);
-    times.small_s.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(cells));
-    times.large_s.assign(all.begin() + static_cast<std::ptrdiff_t>(cells), all.end());
+    for (size_t k = 0; k < kPairBytes.size(); ++k) {
+        const auto begin = all.begin() + static_cast<std::ptrdiff_t>(k * cells);
+        times.one_way_s[k].assign(begin, begin + static_cast<std::ptrdiff_t>(cells));
+    }
     return MPI_SUCCESS;
 }
 

@@ -3,22 +3,23 @@
 
 #include "model/link_costs.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace redux {
 
-// The two sizes every pair of nodes is measured at.
-constexpr size_t kPairSmallBytes = 8;
-constexpr size_t kPairLargeBytes = size_t{64} << 10;
+// The sizes every pair of nodes is measured at, increasing: sizes the link classes are measured at too
+// (calib/link_calibration.cpp), so that a pair's time and the class's are of the same kind of message.
+constexpr std::array<size_t, 3> kPairBytes{8, size_t{32} << 10, size_t{256} << 10};
 
 // One-way times between the nodes' leaders, measured (calib/node_pair_calibration.cpp). Nodes by index 0 .. n-1;
 // node_ids[k] is the RankPlace::node of index k (the lowest rank on it), increasing.
 struct NodePairTimes {
     std::vector<int32_t> node_ids;
-    std::vector<double> small_s;  // [a * n + b]: kPairSmallBytes from a to b; the diagonal is 0
-    std::vector<double> large_s;  // the same at kPairLargeBytes
+    // one_way_s[k][a * n + b]: kPairBytes[k] from a to b; the diagonal is 0
+    std::array<std::vector<double>, kPairBytes.size()> one_way_s;
 
     int32_t nodes() const { return static_cast<int32_t>(node_ids.size()); }
     bool empty() const { return node_ids.empty(); }
