@@ -14,12 +14,12 @@
 # Environment: CLUSTER_TOOLS (where the cluster scripts are; by default where the project's test machines
 # keep them, as REDUX_CLUSTER_TOOLS of tests/mpi), CLUSTER_PREFIX (default bench) and CLUSTER_NET (default
 # 10.233.0), so that a sweep runs beside another cluster; SLOTS (ranks per node, default 1); MPIT_TIMEOUT
-# (seconds mpirun may take, default 900).
+# (seconds mpirun may take, default 1800: the heterogeneous sum sweep to 4 MiB took longer than 900).
 
 cluster_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cluster_tools="$(readlink -f "${CLUSTER_TOOLS:-${cluster_repo}/../shared/tools/cluster}")"
 export CLUSTER_PREFIX="${CLUSTER_PREFIX:-bench}" CLUSTER_NET="${CLUSTER_NET:-10.233.0}" SLOTS="${SLOTS:-1}"
-export MPIT_TIMEOUT="${MPIT_TIMEOUT:-900}"
+export MPIT_TIMEOUT="${MPIT_TIMEOUT:-1800}"
 cluster_is_up=0
 
 cluster_check() {
