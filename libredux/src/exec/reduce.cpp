@@ -78,6 +78,16 @@ bool leave_to_library(const void* sendbuf, const void* recvbuf, int count, MPI_D
     return misplaced_buffers(sendbuf, recvbuf, rank, root);
 }
 
+// What redux_call_info reports for a call that ran `tree` of the key's trees.
+redux_call_info planned_info(const CachedPlan& cached, const PlannedTree& tree) {
+    return {1,
+            public_algorithm(tree.strategy),
+            cached.costs.transfer_s,
+            cached.costs.compute_s,
+            tree.predicted_s,
+            tree.segments};
+}
+
 // Runs tree `tree` of the key's trees (0: the strategy asked for or the model's choice).
 int run_planned(CachedPlan& cached, int tree, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, bool commutative, int root, CommState& state, const ElementLayout& layout) {
@@ -162,13 +172,7 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
         select.count();
     }
     if (info != nullptr) {
-        const PlannedTree& tree = cached.trees[static_cast<size_t>(step.tree)];
-        *info = planned ? redux_call_info{1,
-                                          public_algorithm(tree.strategy),
-                                          cached.costs.transfer_s,
-                                          cached.costs.compute_s,
-                                          tree.predicted_s,
-                                          tree.segments}
+        *info = planned ? planned_info(cached, cached.trees[static_cast<size_t>(step.tree)])
                         : redux_call_info{0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
     }
     if (select.needs_agreement()) {
@@ -199,15 +203,7 @@ int run_cached(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count
     if (algorithm == REDUX_ALGORITHM_AUTO && layout.named) {  // see planning.cpp
         return run_auto(cached, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout, info);
     }
-    const PlannedTree& tree = cached.trees.front();
-    if (info != nullptr) {
-        *info = {1,
-                 public_algorithm(tree.strategy),
-                 cached.costs.transfer_s,
-                 cached.costs.compute_s,
-                 tree.predicted_s,
-                 tree.segments};
-    }
+    if (info != nullptr) *info = planned_info(cached, cached.trees.front());
     return run_planned(cached, 0, sendbuf, recvbuf, count, datatype, op, commutative, root, state, layout);
 }
 
