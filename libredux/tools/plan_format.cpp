@@ -228,6 +228,13 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
     put_json_array(out, plan.parent, put_int);
     out << ",\n  \"children\": ";
     put_json_children(out, plan);
+    out << ",\n  \"more_trees\": [";  // the two-tree's second tree (segment j along tree j % trees): parents
+    for (size_t t = 0; t < plan.more_trees.size(); ++t) {
+        out << (t > 0 ? ", " : "") << "{\"parent\": ";
+        put_json_array(out, plan.more_trees[t].parent, put_int);
+        out << '}';
+    }
+    out << ']';
     out << ",\n  \"ready\": ";
     put_json_array(out, plan.ready_s, put_double);
     out << ",\n  \"send_start\": ";
@@ -244,6 +251,13 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
 void write_plan_text(std::ostream& out, const Plan& plan) {
     out << "reduction plan: " << request_summary(plan, text_s) << '\n';
     write_text_tree(out, plan);
+    const size_t trees = 1 + plan.more_trees.size();
+    for (size_t t = 1; t < trees; ++t) {
+        out << "tree " << t << " of " << trees << " (segments j with j % " << trees << " = " << t
+            << "; the tree above carries j % " << trees << " = 0), parent by rank:";
+        for (int32_t p : plan.more_trees[t - 1].parent) out << ' ' << p;
+        out << '\n';
+    }
     write_text_schedule(out, plan);
     out << "makespan " << text_s(plan.makespan_s);
     if (plan.segments > 1) {

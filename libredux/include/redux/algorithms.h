@@ -32,7 +32,8 @@
     X(REDUCERS_LIMITED,  reducers_limited,  "reducers-limited",  10, limit)      /* Algorithm 3: <= K reducers */     \
     X(CHAIN,             chain,             "chain",             11, always)     /* linear pipeline */                \
     X(BINARY,            binary,            "binary",            12, always)     /* complete binary tree */           \
-    X(KSSS,              ksss,              "ksss",              13, always)     /* LogP summation, Karp et al. */
+    X(KSSS,              ksss,              "ksss",              13, always)     /* LogP summation, Karp et al. */    \
+    X(TWO_TREE,          two_tree,          "two-tree",          14, always)     /* two binary trees, Sanders et al. */
 /* clang-format on */
 
 #define REDUX_ALGORITHM_ENUMERATOR_(ENUM, name, text, value, needs) REDUX_ALGORITHM_##ENUM = value,

@@ -37,6 +37,12 @@
 //      completed. Non-commutative plans whose sink is not the root send each finished segment from the sink to
 //      the root, which receives it into recvbuf once its own part of that segment has left (in place, recvbuf
 //      holds its input until then).
+// Plans over several trees (the two-tree strategy, RankProgram::more_trees) send segment j along tree j % trees:
+// the receive stream then holds each segment's children in its tree, and each segment goes to that tree's parent
+// with the tree's own tag. The segments a rank is a leaf for (its own data) go out ahead of its folds, in order,
+// up to kLeafWindow at a time: were they sent in turn, a tree's root, a leaf of the other tree, would hold that
+// tree's next segment until it had finished its own, and the trees would take turns instead of running together.
+// A root that receives the result from the sink sends in turn (it may receive into recvbuf only after its send).
 // Scratch: recv_window + 2 slots of one segment (receives, accumulator, one partial result being sent; children
 // + 2 when receiving together); when all are taken, the oldest send is waited for. Every edge carries its segments
 // in order with one tag, so MPI's non-overtaking rule matches them; repeated calls allocate nothing (Workspace).
@@ -57,6 +63,7 @@ namespace {
 constexpr int kTagPartial = 1;
 constexpr int kTagResult = 2;
 constexpr int kSendWindow = 4;                         // outstanding sends of partial results per rank
+constexpr int kLeafWindow = 4;                         // outstanding sends of a leaf's own segments (several trees)
 constexpr int kNoSlot = -1;                            // a buffer that is not a scratch slot: sendbuf or recvbuf
 constexpr int64_t kTogetherBytes = int64_t{16} << 20;  // scratch for receives posted together, at most
 
@@ -72,26 +79,46 @@ public:
                MPI_Comm comm, Workspace& workspace, const ExecKnobs& knobs)
         : program_(program),
           segments_(std::max(1, std::min(segments, std::max(args.count, 1)))),
-          children_(static_cast<int>(program.children.size())),
+          trees_(program.trees()),
           rank_(rank),
           args_(args),
           layout_(layout),
           comm_(comm),
           knobs_(knobs),
           ws_(workspace) {
-        window_ = std::max(1, std::min(knobs.recv_window, children_ * segments_));
+        // The receive stream: every segment's children in its tree, segment by segment.
+        int most_children = 0;
+        for (int t = 0; t < trees_; ++t) {
+            const int children = static_cast<int>(program.children_in(t).size());
+            most_children = std::max(most_children, children);
+            stream_ += static_cast<int64_t>(children) * (segments_ / trees_ + (t < segments_ % trees_ ? 1 : 0));
+        }
+        // Every receive from one rank (a chain): the window's are posted together (see 1. above).
+        single_source_ = stream_ > 0 && most_children == 1;
+        int source = -1;
+        for (int t = 0; t < trees_; ++t) {
+            for (const ChildStep& child : program.children_in(t)) {
+                if (source < 0) source = child.rank;
+                single_source_ = single_source_ && child.rank == source;
+            }
+        }
+        window_ = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(knobs.recv_window, stream_)));
         const int64_t vector_bytes = static_cast<int64_t>(args.count) * layout.extent;
-        together_ = program.receive_together && segments_ == 1 && children_ > 1 &&
-                    static_cast<int64_t>(children_) * vector_bytes <= kTogetherBytes;
-        if (together_) window_ = children_;
+        const int children = static_cast<int>(program.children.size());
+        together_ = program.receive_together && trees_ == 1 && segments_ == 1 && children > 1 &&
+                    static_cast<int64_t>(children) * vector_bytes <= kTogetherBytes;
+        if (together_) window_ = children;
         root_direct_ = rank == args.root && !args.in_place && program.receive_result_from < 0;
-        const int slots = children_ > 0 ? window_ + 2 : 0;
+        // Several trees: the segments this rank is a leaf for go out ahead of its folds, except at a root that
+        // waits for the sink's result segment by segment after its own send of each.
+        ahead_ = trees_ > 1 && program.receive_result_from < 0;
+        const int slots = most_children > 0 ? window_ + 2 : 0;
         const int most = (args.count + segments_ - 1) / segments_;  // the longest segment
         ws_.slot.clear();
         if (slots > 0) ws_.slot = workspace.ensure(layout, std::max(most, 1), slots);
         ws_.free_slots.clear();
         for (int s = 0; s < slots; ++s) ws_.free_slots.push_back(s);
-        ws_.requests.assign(static_cast<size_t>(window_ + kSendWindow), MPI_REQUEST_NULL);
+        ws_.requests.assign(static_cast<size_t>(window_ + kSendWindow + kLeafWindow), MPI_REQUEST_NULL);
         ws_.child_slot.assign(static_cast<size_t>(window_ + kSendWindow), kNoSlot);
         ws_.indices.resize(static_cast<size_t>(window_));
         result_requests_ = program.receive_result_from >= 0 && rank == args.root ? segments_ : 0;
@@ -105,31 +132,44 @@ public:
     }
 
 private:
-    // Requests: receives in a ring of window_ entries (stream position q at q % window_), then the sends' ring.
+    // Requests: receives in a ring of window_ entries (stream position q at q % window_), then the sends' ring,
+    // then the ring of a leaf's sends ahead.
     MPI_Request& recv_request(int64_t q) { return ws_.requests[static_cast<size_t>(q % window_)]; }
     int& recv_slot(int64_t q) { return ws_.child_slot[static_cast<size_t>(q % window_)]; }
     MPI_Request& send_request(int64_t i) { return ws_.requests[static_cast<size_t>(window_ + i % kSendWindow)]; }
     int& send_slot(int64_t i) { return ws_.child_slot[static_cast<size_t>(window_ + i % kSendWindow)]; }
+    MPI_Request& leaf_request(int64_t i) {
+        return ws_.requests[static_cast<size_t>(window_ + kSendWindow + i % kLeafWindow)];
+    }
+    // Each tree's segments travel with their own tag: a rank may send a later segment of one tree ahead of an
+    // earlier one of another to the same parent, and MPI orders messages only per tag.
+    static int tag_of(int tree) { return tree == 0 ? kTagPartial : kTagResult + tree; }
+    bool sent_ahead(int j) const { return ahead_ && children_of(j).empty() && program_.parent_in(j % trees_) >= 0; }
 
     int64_t begin(int j) const { return segment_begin(args_.count, segments_, j); }
     int length(int j) const { return static_cast<int>(begin(j + 1) - begin(j)); }
     void* segment_of(const void* buffer, int j) const { return at_offset(buffer, begin(j) * layout_.extent); }
 
+    const std::vector<ChildStep>& children_of(int j) const { return program_.children_in(j % trees_); }
+
     int reduce_segments() {
-        const int64_t stream = static_cast<int64_t>(children_) * segments_;
         for (int j = 0; j < segments_; ++j) {
             segment_ = j;
             acc_ = segment_of(args_.in_place ? args_.recvbuf : args_.sendbuf, j);
             acc_writable_ = args_.in_place;
             acc_slot_ = kNoSlot;
-            for (int k = 0; k < children_; ++k, ++folded_) {
+            REDUX_MPI(advance_leaves(j));
+            if (sent_ahead(j)) continue;
+            for (const ChildStep& child : children_of(j)) {
                 REDUX_MPI(wait_receive(folded_));
-                REDUX_MPI(fold_child(program_.children[static_cast<size_t>(k)]));
+                REDUX_MPI(fold_child(child));
+                ++folded_;
             }
             REDUX_MPI(finish_segment(j));
         }
-        if (folded_ != stream) return MPI_ERR_INTERN;
+        if (folded_ != stream_) return MPI_ERR_INTERN;
         while (sends_done_ < sends_started_) REDUX_MPI(wait_oldest_send());
+        for (; leaf_done_ < leaf_started_; ++leaf_done_) REDUX_MPI(wait_yielding(leaf_request(leaf_done_)));
         for (int j = 0; j < result_requests_; ++j)
             REDUX_MPI(wait_yielding(ws_.result_requests[static_cast<size_t>(j)]));
         return MPI_SUCCESS;
@@ -138,7 +178,8 @@ private:
     int finish_segment(int j) {
         const int slot = acc_slot_;
         acc_slot_ = kNoSlot;  // a send or the root's copy takes it over
-        if (program_.parent >= 0) return start_send(program_.parent, kTagPartial, slot);
+        const int32_t parent = program_.parent_in(j % trees_);
+        if (parent >= 0) return start_send(parent, tag_of(j % trees_), slot);
         if (program_.send_result_to >= 0) return start_send(program_.send_result_to, kTagResult, slot);
         if (rank_ != args_.root) return MPI_ERR_INTERN;  // the sink of a plan is the root or sends there
         void* result = segment_of(args_.recvbuf, j);
@@ -149,13 +190,16 @@ private:
         return MPI_SUCCESS;
     }
 
-    // Stream position q: segment q / children_, child q % children_.
+    // Stream position q = posted_ is child post_child_ of segment post_segment_.
     int post_receives() {
-        const int64_t stream = static_cast<int64_t>(children_) * segments_;
-        while (posted_ < stream && posted_ - folded_ < window_ &&
-               (children_ == 1 || together_ || posted_ == folded_ || recv_request(posted_ - 1) == MPI_REQUEST_NULL)) {
-            const int j = static_cast<int>(posted_ / children_);
-            const int k = static_cast<int>(posted_ % children_);
+        while (posted_ < stream_ && posted_ - folded_ < window_ &&
+               (single_source_ || together_ || posted_ == folded_ || recv_request(posted_ - 1) == MPI_REQUEST_NULL)) {
+            while (post_child_ == static_cast<int>(children_of(post_segment_).size())) {
+                ++post_segment_;  // a segment with no (more) children here; posted_ < stream_: one follows
+                post_child_ = 0;
+            }
+            const int j = post_segment_;
+            const int k = post_child_;
             void* buffer = nullptr;
             int slot = kNoSlot;
             if (root_direct_ && k == 0) {
@@ -166,9 +210,10 @@ private:
                 buffer = ws_.slot[static_cast<size_t>(slot)];
             }
             recv_slot(posted_) = slot;
-            REDUX_MPI(MPI_Irecv(buffer, length(j), args_.datatype, program_.children[static_cast<size_t>(k)].rank,
-                                kTagPartial, comm_, &recv_request(posted_)));
+            REDUX_MPI(MPI_Irecv(buffer, length(j), args_.datatype, children_of(j)[static_cast<size_t>(k)].rank,
+                                tag_of(j % trees_), comm_, &recv_request(posted_)));
             ++posted_;
+            ++post_child_;
         }
         return MPI_SUCCESS;
     }
@@ -264,7 +309,32 @@ private:
         return segments_ == 1 ? wait_oldest_send() : test_sends();
     }
 
+    // The sends of the segments this rank is a leaf for (sent_ahead): every one up to segment `through` is
+    // started (waiting for the oldest when kLeafWindow are out), and then as many more as the window holds.
+    int advance_leaves(int through) {
+        for (; leaf_done_ < leaf_started_; ++leaf_done_) {
+            int done = 0;
+            REDUX_MPI(MPI_Test(&leaf_request(leaf_done_), &done, MPI_STATUS_IGNORE));
+            if (!done) break;
+        }
+        for (; leaf_next_ < segments_; ++leaf_next_) {
+            const int j = leaf_next_;
+            if (!sent_ahead(j)) continue;
+            if (leaf_started_ - leaf_done_ == kLeafWindow) {
+                if (j > through) return MPI_SUCCESS;
+                REDUX_MPI(wait_yielding(leaf_request(leaf_done_)));
+                ++leaf_done_;
+            }
+            const void* own = segment_of(args_.in_place ? args_.recvbuf : args_.sendbuf, j);
+            REDUX_MPI(MPI_Isend(own, length(j), args_.datatype, program_.parent_in(j % trees_), tag_of(j % trees_),
+                                comm_, &leaf_request(leaf_started_)));
+            ++leaf_started_;
+        }
+        return MPI_SUCCESS;
+    }
+
     int test_sends() {
+        if (ahead_) REDUX_MPI(advance_leaves(-1));
         while (sends_done_ < sends_started_) {
             int done = 0;
             REDUX_MPI(MPI_Test(&send_request(sends_done_), &done, MPI_STATUS_IGNORE));
@@ -275,6 +345,20 @@ private:
     }
 
     int wait_oldest_send() {
+        if (ahead_) {  // keep the leaf's sends going: the parent may need one of them before it takes this one
+            for (int polls = 0;;) {
+                int done = 0;
+                REDUX_MPI(MPI_Test(&send_request(sends_done_), &done, MPI_STATUS_IGNORE));
+                if (done) break;
+                REDUX_MPI(advance_leaves(-1));
+                if (polls < kPollsBeforeYield) {
+                    ++polls;
+                } else {
+                    sched_yield();
+                }
+            }
+            return on_send_done();
+        }
         REDUX_MPI(wait_yielding(send_request(sends_done_)));
         return on_send_done();
     }
@@ -314,7 +398,8 @@ private:
 
     const RankProgram& program_;
     const int segments_;
-    const int children_;
+    const int trees_;     // segment j goes along tree j % trees_ (RankProgram::more_trees)
+    int64_t stream_ = 0;  // receives in all: every segment's children
     const int rank_;
     const ReduceArgs& args_;
     const ElementLayout& layout_;
@@ -322,15 +407,20 @@ private:
     const ExecKnobs& knobs_;
     Workspace& ws_;
     int window_ = 1;
-    bool together_ = false;     // every child's receive posted at once (RankProgram::receive_together)
+    bool single_source_ = false;  // every receive comes from one child: the window's are posted together
+    bool together_ = false;       // every child's receive posted at once (RankProgram::receive_together)
+    bool ahead_ = false;          // a leaf's own segments are sent ahead of its folds (several trees)
+    int leaf_next_ = 0;           // the next segment advance_leaves() looks at
+    int64_t leaf_started_ = 0, leaf_done_ = 0;
     bool root_direct_ = false;  // the root's first child of each segment lands in recvbuf
     int result_requests_ = 0;   // the root's receives of the sink's result, one per segment
     int segment_ = 0;           // being folded
     const void* acc_ = nullptr;
     int acc_slot_ = kNoSlot;
     bool acc_writable_ = false;
-    int64_t posted_ = 0;  // receives posted, in stream order
-    int64_t folded_ = 0;  // receives folded
+    int64_t posted_ = 0;                     // receives posted, in stream order
+    int post_segment_ = 0, post_child_ = 0;  // the next one to post
+    int64_t folded_ = 0;                     // receives folded
     int64_t sends_started_ = 0, sends_done_ = 0;
 };
 

@@ -145,6 +145,11 @@ SelectionInput selection_input(const CommState& state, const PlanKey& key, const
         input.node_pairs = node_pair_costs(state.links.pairs, state.links.fits[static_cast<int>(LinkClass::other_node)],
                                            static_cast<size_t>(bytes));
         input.latency_s = std::min(latency_for(state, static_cast<size_t>(bytes)), costs.transfer_s);
+        const LinkFit& curve = slowest_fit(state, static_cast<size_t>(bytes));
+        if (curve.measured) {  // segments cost what the calibrated curve says at their size
+            input.segment_curve = std::make_shared<const LinkFit>(curve);
+            input.element_bytes = key.type_size;
+        }
     }
     const long long segment_bytes = segment_bytes_for(state, key);
     if (segment_bytes > 0) {

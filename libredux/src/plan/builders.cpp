@@ -8,6 +8,7 @@
 #include "plan/snf.hpp"
 #include "plan/transfers_limited.hpp"
 #include "plan/two_level.hpp"
+#include "plan/two_tree.hpp"
 
 namespace redux {
 
@@ -22,6 +23,7 @@ BuiltTree build_two_level(const PlanRequest& r) { return two_level_tree(*r.heter
 BuiltTree build_chain(const PlanRequest& r) { return chain_tree(r.ranks, r.costs); }
 BuiltTree build_binary(const PlanRequest& r) { return binary_tree(r.ranks, r.costs); }
 BuiltTree build_ksss(const PlanRequest& r) { return ksss_tree(r.ranks, r.costs); }
+BuiltTree build_two_tree(const PlanRequest& r) { return two_tree(r.ranks, r.root, r.commutative); }
 
 BuiltTree build_tree(const PlanRequest& request) {
     switch (request.strategy) {

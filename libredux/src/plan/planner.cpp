@@ -135,7 +135,17 @@ Plan make_plan(const PlanRequest& request) {
     plan.request = request;
     BuiltTree built = build_tree(request);
     const bool rank_tree = std::holds_alternative<RankTree>(built);
-    if (rank_tree) {
+    if (RankTrees* trees = std::get_if<RankTrees>(&built)) {
+        TreeShape& first = trees->trees.front();
+        plan.parent = std::move(first.parent);
+        plan.child_offset = std::move(first.child_offset);
+        plan.child_rank = std::move(first.child_rank);
+        plan.child_joins_left = std::move(first.child_joins_left);
+        plan.more_trees.assign(std::make_move_iterator(trees->trees.begin() + 1),
+                               std::make_move_iterator(trees->trees.end()));
+        plan.sink = trees->sink;
+        plan.final_transfer = trees->final_transfer;
+    } else if (rank_tree) {
         RankTree& tree = std::get<RankTree>(built);
         plan.parent = std::move(tree.parent);
         plan.sink = tree.sink;
@@ -170,8 +180,15 @@ RankProgram program_for(const Plan& plan, int32_t rank) {
     for (int32_t k = plan.child_offset[rank]; k < plan.child_offset[rank + 1]; ++k) {
         program.children.push_back({plan.child_rank[k], plan.child_joins_left[k] != 0});
     }
+    for (const TreeShape& tree : plan.more_trees) {
+        RankProgram::TreeRole& role = program.more_trees.emplace_back();
+        role.parent = tree.parent[rank];
+        for (int32_t k = tree.child_offset[rank]; k < tree.child_offset[rank + 1]; ++k) {
+            role.children.push_back({tree.child_rank[k], tree.child_joins_left[k] != 0});
+        }
+    }
     const HeteroCosts* hetero = plan.request.hetero_costs.get();
-    program.receive_together = plan.segments == 1 && !program.children.empty() &&
+    program.receive_together = plan.segments == 1 && plan.more_trees.empty() && !program.children.empty() &&
                                std::all_of(program.children.begin(), program.children.end(), [&](const ChildStep& c) {
                                    return (hetero ? hetero->flight_s(c.rank, rank) : plan.request.costs.flight_s) > 0;
                                });

@@ -9,7 +9,9 @@
 
 #include "model/costs.hpp"
 #include "model/hetero_costs.hpp"
+#include "model/link_costs.hpp"
 #include "plan/strategy.hpp"
+#include "plan/tree.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -39,8 +41,15 @@ struct PlanRequest {
     // does not grow with the bytes (alpha of d = alpha + beta x bytes), so a segment of e of the `elements`
     // costs latency_s + (transfer_s - latency_s) e / elements to move and compute_s e / elements to fold.
     // The model is in plan/segments.cpp. Several segments need TransferModel::overlap.
-    int64_t elements = 1;     // the vector's element count (>= 1)
-    double latency_s = 0;     // 0 <= latency_s <= costs.transfer_s
+    int64_t elements = 1;  // the vector's element count (>= 1)
+    double latency_s = 0;  // 0 <= latency_s <= costs.transfer_s
+    // The calibrated d against the message size (model/link_costs.hpp), when known, with the bytes of one
+    // element: a segment of e elements then costs d x curve(e x element_bytes) / curve(elements x element_bytes)
+    // instead of the line through latency_s. The curve has the shape the line misses: over TCP, messages of a
+    // few hundred KiB pay a rendezvous round trip and a congestion window still opening, and cost up to twice
+    // the line (plan/segments.cpp).
+    std::shared_ptr<const LinkFit> segment_curve = nullptr;
+    int64_t element_bytes = 0;
     int32_t segments = 1;     // >= 1: that many (at most `elements`); 0: the count the model predicts fastest
     int32_t recv_window = 2;  // receives a rank posts ahead, scratch slots of one segment (the executor's knob, >= 1)
 };
@@ -66,6 +75,19 @@ struct RankProgram {
     // message's latency leaves the receiver free,
     // so the executor posts every child's receive at once instead of one after the other.
     bool receive_together = false;
+    // Plans over several trees (Plan::more_trees): segment j goes along tree j % trees(); tree 0 is parent and
+    // children above, tree t > 0 more_trees[t - 1]. The result transfer is the same for every tree.
+    struct TreeRole {
+        int32_t parent = -1;
+        std::vector<ChildStep> children;
+    };
+    std::vector<TreeRole> more_trees;
+
+    int trees() const { return 1 + static_cast<int>(more_trees.size()); }
+    int32_t parent_in(int tree) const { return tree == 0 ? parent : more_trees[static_cast<size_t>(tree - 1)].parent; }
+    const std::vector<ChildStep>& children_in(int tree) const {
+        return tree == 0 ? children : more_trees[static_cast<size_t>(tree - 1)].children;
+    }
 };
 
 struct Plan {
@@ -82,6 +104,10 @@ struct Plan {
     std::vector<int32_t> child_offset;
     std::vector<int32_t> child_rank;
     std::vector<uint8_t> child_joins_left;
+    // More trees (the two-tree strategy), all ending on `sink`: segment j is reduced along tree j % (1 +
+    // more_trees.size()), tree 0 being the one above. Empty for every other strategy. The per-rank times below
+    // are tree 0's.
+    std::vector<TreeShape> more_trees;
     std::vector<double> release_s;  // by rank, earliest send time; empty unless the strategy fixes them
     std::vector<double> ready_s;    // by rank, predicted by the simulator
     std::vector<double> send_start_s;

@@ -9,6 +9,8 @@
 // matches what the executor (exec/executor.cpp) does:
 //   - Costs. The `elements` are cut by segment_begin(); a segment of e elements costs
 //         d_e = latency_s + (transfer_s - latency_s) e / elements      to move (sender and receiver both busy),
+//     or, when the request carries the calibrated curve of d against the bytes (PlanRequest::segment_curve),
+//         d_e = transfer_s x curve(e bytes) / curve(elements bytes),
 //         c_e = compute_s e / elements                                 to fold.
 //     With per-link costs (PlanRequest::hetero_costs) a segment from i to p costs d_ip scaled the same way, with
 //     the request's one latency_s clamped to d_ip, and a fold on p costs c_p e / elements. d_e is computed as
@@ -96,11 +98,18 @@ public:
         const auto total = static_cast<double>(request.elements);
         share_.resize(static_cast<size_t>(segments));
         rest_.resize(static_cast<size_t>(segments));
+        const LinkFit* curve =
+            request.segment_curve && request.element_bytes > 0 ? request.segment_curve.get() : nullptr;
+        const double whole_s = curve ? curve->at(static_cast<size_t>(request.elements * request.element_bytes)) : 0;
         for (int32_t j = 0; j < segments; ++j) {
             const int64_t e =
                 segment_begin(request.elements, segments, j + 1) - segment_begin(request.elements, segments, j);
             share_[j] = static_cast<double>(e) / total;
             rest_[j] = static_cast<double>(request.elements - e) / total;
+            if (curve && whole_s > 0) {  // d_e = d x ratio: rest_ such that d - (d - latency) rest_ = d x ratio
+                const double ratio = std::min(1.0, curve->at(static_cast<size_t>(e * request.element_bytes)) / whole_s);
+                curve_ratio_.push_back(ratio);
+            }
         }
     }
 
@@ -113,16 +122,19 @@ public:
     double compute_s(int32_t rank) const {
         return request_.hetero_costs ? request_.hetero_costs->compute_s(rank) : request_.costs.compute_s;
     }
-    // d_e of segment j on a link of (d, latency): d - (d - latency)(elements - e) / elements.
+    // d_e of segment j on a link of (d, latency): d - (d - latency)(elements - e) / elements, or d times the
+    // curve's ratio when the request has one.
     double transfer_s(const std::pair<double, double>& link, int32_t j) const {
+        if (!curve_ratio_.empty()) return link.first * curve_ratio_[j];
         return link.first - (link.first - link.second) * rest_[j];
     }
     double fold_s(double compute_s, int32_t j) const { return compute_s * share_[j]; }
 
 private:
     const PlanRequest& request_;
-    std::vector<double> share_;  // e_j / elements
-    std::vector<double> rest_;   // (elements - e_j) / elements
+    std::vector<double> share_;        // e_j / elements
+    std::vector<double> rest_;         // (elements - e_j) / elements
+    std::vector<double> curve_ratio_;  // d_e / d by the request's curve; empty without one
 };
 
 class SegmentSimulation {
@@ -217,6 +229,118 @@ private:
     std::vector<double> slot_free_;
 };
 
+// Several trees (Plan::more_trees, the two-tree strategy): segment j goes along tree j % T. A rank's receives
+// still form one stream, segment-major, now with each segment's children in its own tree. Its sends form one
+// stream per tree (to that tree's parent, in segment order), as the executor's: the segments a rank is a leaf
+// for are its own data, ready at 0 and sent ahead of its folds. The streams of different trees are taken not to
+// contend for the send port: in the two-tree a rank sends one segment per tree every T segments, as much as
+// one port carries while it receives at most as many, and a leaf's sends wait for its parent's receives anyway.
+// The exception is a root that receives the result from the sink (a final transfer): the executor has it send
+// every segment in turn, so there its leaf segments are ready once it has folded the earlier ones and its sends
+// are one stream. A rank's times now depend on ranks outside its subtree (a parent in another tree paces its
+// sends), so the simulation goes segment by segment, and within a segment through its tree in post-order
+// (children first), with each rank's receive port, reducer, send streams and W scratch slots carried from one
+// segment to the next. Theta(n m) time and Theta(n (W + T)) memory. With one tree it is the single-tree
+// simulation above (a unit test checks it).
+class MultiTreeSimulation {
+public:
+    MultiTreeSimulation(const Plan& plan, int32_t segments)
+        : plan_(plan),
+          m_(segments),
+          window_(std::max<int32_t>(1, plan.request.recv_window)),
+          costs_(plan.request, segments) {
+        trees_.push_back(&own_);
+        own_.parent = plan.parent;  // tree 0 is the plan's own (copied once: plans are small beside n m steps)
+        own_.child_offset = plan.child_offset;
+        own_.child_rank = plan.child_rank;
+        own_.child_joins_left = plan.child_joins_left;
+        for (const TreeShape& tree : plan.more_trees) trees_.push_back(&tree);
+        for (const TreeShape* tree : trees_) order_.push_back(post_order(*tree));
+    }
+
+    SegmentTimes run() {
+        const auto n = static_cast<size_t>(plan_.parent.size());
+        const size_t trees = trees_.size();
+        arrived_.assign(n, 0.0);
+        folded_.assign(n, 0.0);
+        sent_.assign(n * trees, 0.0);
+        for (size_t r = 0; r < n && !plan_.release_s.empty(); ++r) {
+            std::fill_n(sent_.begin() + static_cast<std::ptrdiff_t>(r * trees), trees, plan_.release_s[r]);
+        }
+        slot_free_.assign(n * static_cast<size_t>(window_), 0.0);
+        slot_.assign(n, 0);
+        const auto link_to_root = costs_.link(plan_.sink, plan_.request.root);
+        double sink_ready_s = 0, result_arrived_s = 0;
+        for (int32_t j = 0; j < m_; ++j) {
+            const size_t t = static_cast<size_t>(j) % trees_.size();
+            for (int32_t rank : order_[t]) receive_children(*trees_[t], t, rank, j);
+            sink_ready_s = folded_[static_cast<size_t>(plan_.sink)];
+            if (plan_.final_transfer) {
+                result_arrived_s = std::max(sink_ready_s, result_arrived_s) + costs_.transfer_s(link_to_root, j);
+            }
+        }
+        return {sink_ready_s, plan_.final_transfer ? result_arrived_s : sink_ready_s};
+    }
+
+private:
+    static std::vector<int32_t> post_order(const TreeShape& tree) {
+        std::vector<int32_t> order;
+        const auto sink =
+            static_cast<int32_t>(std::find(tree.parent.begin(), tree.parent.end(), -1) - tree.parent.begin());
+        std::vector<std::pair<int32_t, int32_t>> stack{{sink, 0}};
+        while (!stack.empty()) {
+            auto& [rank, visited] = stack.back();
+            const int32_t first = tree.child_offset[rank];
+            if (first + visited < tree.child_offset[rank + 1]) {
+                const int32_t child = tree.child_rank[first + visited++];
+                stack.emplace_back(child, 0);
+                continue;
+            }
+            order.push_back(rank);
+            stack.pop_back();
+        }
+        return order;
+    }
+
+    // Sends ahead: every rank but a root waiting for the sink's result, when there are several trees.
+    bool ahead(size_t rank) const {
+        return trees_.size() > 1 && !(plan_.final_transfer && rank == static_cast<size_t>(plan_.request.root));
+    }
+
+    // Segment j's receives at `rank` from its children in tree t, in fold order; folded_[rank] becomes the time
+    // its segment j is ready.
+    void receive_children(const TreeShape& tree, size_t t, int32_t rank, int32_t j) {
+        const auto r = static_cast<size_t>(rank);
+        const double compute_s = costs_.compute_s(rank);
+        const double fold_s = costs_.fold_s(compute_s, j);
+        double* slots = slot_free_.data() + r * static_cast<size_t>(window_);
+        for (int32_t k = tree.child_offset[rank]; k < tree.child_offset[rank + 1]; ++k) {
+            const auto child = static_cast<size_t>(tree.child_rank[k]);
+            const bool leaf = tree.child_offset[child] == tree.child_offset[child + 1];
+            double& sent_s = sent_[child * trees_.size() + (ahead(child) ? t : 0)];
+            const double can_send_s = std::max(leaf && ahead(child) ? 0.0 : folded_[child], sent_s);
+            const double start_s = std::max(std::max(can_send_s, arrived_[r]), slots[slot_[r]]);
+            arrived_[r] = start_s + costs_.transfer_s(costs_.link(tree.child_rank[k], rank), j);
+            folded_[r] = std::max(arrived_[r], folded_[r]) + fold_s;
+            sent_s = arrived_[r];
+            slots[slot_[r]] = folded_[r];
+            if (++slot_[r] == window_) slot_[r] = 0;
+        }
+    }
+
+    const Plan& plan_;
+    int32_t m_;
+    int32_t window_;
+    SegmentCosts costs_;
+    TreeShape own_;
+    std::vector<const TreeShape*> trees_;
+    std::vector<std::vector<int32_t>> order_;  // by tree: its ranks children first
+    // By rank: its last receive arrived, its last fold ended (= its latest segment ready), its last send of each
+    // tree arrived (T a rank), its W scratch slots' fold ends and the next slot.
+    std::vector<double> arrived_, folded_, sent_, slot_free_;
+    std::vector<int32_t> slot_;
+};
+
 // Predictions by segment count, each made once; `better` orders them (smaller makespan, then fewer segments).
 class Search {
 public:
@@ -256,10 +380,17 @@ private:
 
 }  // namespace
 
-SegmentTimes simulate_segments(const Plan& plan, int32_t segments) { return SegmentSimulation(plan, segments).run(); }
+SegmentTimes simulate_segments(const Plan& plan, int32_t segments) {
+    if (!plan.more_trees.empty()) return MultiTreeSimulation(plan, segments).run();
+    return SegmentSimulation(plan, segments).run();
+}
+
+SegmentTimes simulate_segments_segment_major(const Plan& plan, int32_t segments) {
+    return MultiTreeSimulation(plan, segments).run();
+}
 
 SegmentTimes predict_segments(const Plan& plan, int32_t segments) {
-    if (segments == 1) return {plan.tree_makespan_s, plan.makespan_s};
+    if (segments == 1 && plan.more_trees.empty()) return {plan.tree_makespan_s, plan.makespan_s};
     return simulate_segments(plan, segments);
 }
 
@@ -290,14 +421,10 @@ void scan_same_largest(Search& search, const std::vector<int32_t>& counts) {
 
 }  // namespace
 
-SegmentChoice choose_segments(const Plan& plan) {
-    const int32_t cap = max_chosen_segments(plan);
-    Search search(plan);
-    if (cap <= kExhaustiveUpTo) {
-        for (int32_t m = 1; m <= cap; ++m) search(m);
-        return search.best();
-    }
-    const std::vector<int32_t> counts = candidate_segments(plan.request.elements, cap);
+namespace {
+
+// Steps 2 and 3 of the search (above) over `counts`, ascending.
+void search_counts(Search& search, const std::vector<int32_t>& counts) {
     const auto last = static_cast<int32_t>(counts.size()) - 1;
     std::vector<int32_t> scanned;  // indices into counts, roughly geometric in m
     size_t best = 0;
@@ -320,6 +447,32 @@ SegmentChoice choose_segments(const Plan& plan) {
         }
     }
     for (int32_t i = lo; i <= hi; ++i) search(counts[i]);
+}
+
+}  // namespace
+
+SegmentChoice choose_segments(const Plan& plan) {
+    const int32_t cap = max_chosen_segments(plan);
+    Search search(plan);
+    if (cap <= kExhaustiveUpTo) {
+        for (int32_t m = 1; m <= cap; ++m) search(m);
+        return search.best();
+    }
+    const std::vector<int32_t> counts = candidate_segments(plan.request.elements, cap);
+    // With T trees the prediction ripples with m mod T (the trees carry ceil or floor of m / T segments each):
+    // each residue is searched on its own, where it is close to convex again.
+    const auto trees = static_cast<int32_t>(1 + plan.more_trees.size());
+    if (trees == 1) {
+        search_counts(search, counts);
+    } else {
+        for (int32_t residue = 0; residue < trees; ++residue) {
+            std::vector<int32_t> some;
+            for (int32_t m : counts) {
+                if (m % trees == residue) some.push_back(m);
+            }
+            if (!some.empty()) search_counts(search, some);
+        }
+    }
     scan_same_largest(search, counts);
     return search.best();
 }

@@ -31,8 +31,12 @@ struct SegmentTimes {
 // costs): tests/unit/segments_test.cpp checks it.
 SegmentTimes simulate_segments(const Plan& plan, int32_t segments);
 
+// The same model computed segment by segment (the way plans over several trees are simulated), for any plan:
+// equal to simulate_segments() on a single tree. Exposed for the tests.
+SegmentTimes simulate_segments_segment_major(const Plan& plan, int32_t segments);
+
 // What the plan predicts at `segments`: the unsegmented simulation already in the plan (plan.tree_makespan_s,
-// plan.makespan_s, as make_plan computed them) at one segment, simulate_segments() otherwise.
+// plan.makespan_s, as make_plan computed them) at one segment of a single tree, simulate_segments() otherwise.
 SegmentTimes predict_segments(const Plan& plan, int32_t segments);
 
 // The largest count choose_segments() considers: min(elements, kMaxChosenSegments); 1 under the no-overlap

@@ -156,6 +156,8 @@ Selection select_plan(const SelectionInput& input) {
         request.hetero_costs = links;
         request.elements = input.elements;
         request.latency_s = input.latency_s;
+        request.segment_curve = input.segment_curve;
+        request.element_bytes = input.element_bytes;
         request.segments = input.segments;
         request.recv_window = input.recv_window;
         if (strategy == Strategy::two_level) {

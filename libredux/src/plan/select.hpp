@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,8 @@ struct SelectionInput {
     // segment count (0: for each candidate, the count the model predicts fastest; 1: unsegmented).
     int64_t elements = 1;
     double latency_s = 0;
+    std::shared_ptr<const LinkFit> segment_curve = nullptr;
+    int64_t element_bytes = 0;
     int32_t segments = 1;
     int32_t recv_window = 2;  // the executor's receive window (ExecKnobs::recv_window)
 };

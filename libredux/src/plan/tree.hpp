@@ -35,6 +35,25 @@ struct ChildLists {
     std::vector<int32_t> child;
 };
 
+// One tree of a plan over ranks with its fold order: parent by rank (-1 for the sink), the children of rank r
+// child_rank[child_offset[r] .. child_offset[r + 1]) in fold order, each joining on the left of the accumulated
+// interval (child o acc) or on its right (acc o child).
+struct TreeShape {
+    std::vector<int32_t> parent;
+    std::vector<int32_t> child_offset;
+    std::vector<int32_t> child_rank;
+    std::vector<uint8_t> child_joins_left;
+};
+
+// Several trees over the ranks that end on one sink, their fold order given (the two-tree strategy: in-order
+// trees, whose order makes any associative operator correct). Segment j of a pipelined reduction goes along
+// trees[j % trees.size()]. When the sink is not the root (final_transfer), it sends each segment there.
+struct RankTrees {
+    std::vector<TreeShape> trees;
+    int32_t sink = 0;
+    bool final_transfer = false;
+};
+
 // Groups children by parent, each group in increasing node order. `parent` may be any forest labelling with
 // -1 for roots.
 ChildLists child_lists(const std::vector<int32_t>& parent);
