@@ -170,6 +170,11 @@ uint64_t plan_hash(const Plan& plan) {
     for (int32_t p : plan.parent) mix(p);
     for (int32_t c : plan.child_rank) mix(c);
     for (uint8_t left : plan.child_joins_left) mix(left);  // with the fold order, decides a non-commutative result
+    for (const TreeShape& tree : plan.more_trees) {
+        for (int32_t p : tree.parent) mix(p);
+        for (int32_t c : tree.child_rank) mix(c);
+        for (uint8_t left : tree.child_joins_left) mix(left);
+    }
     mix(plan.sink);
     mix(plan.final_transfer);
     mix(plan.request.root);
