@@ -159,8 +159,9 @@ TEST(ReceiveTogether, StarsGiveTheRankOrderProductEitherWay) {
 
 // One sum of 4 ints at root 0 on a fresh communicator, with `entry` failing at the root after `calls_before`
 // calls; `must_fire`: the test expects the root to reach that call. `segment_bytes` > 0 pipelines the sum in
-// segments of that many bytes (4: one int a segment).
-void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool must_fire, long long segment_bytes = 0) {
+// segments of that many bytes (4: one int a segment); `algorithm` is the tree (default the optimal one).
+void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool must_fire, long long segment_bytes = 0,
+                              redux_algorithm algorithm = REDUX_ALGORITHM_OPTIMAL) {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -170,7 +171,7 @@ void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool mu
     MPI_Comm_set_errhandler(comm, handler);
     std::vector<int> send(4, rank + 1), recv(4, 0);
     redux_options tree = REDUX_OPTIONS_INIT;  // a tree on every call (auto would try the library's reduce too)
-    tree.algorithm = REDUX_ALGORITHM_OPTIMAL;
+    tree.algorithm = algorithm;
     tree.segment_bytes = segment_bytes;
     auto reduce = [&](MPI_Comm on) {
         return redux_reduce_ex(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, on, &tree, nullptr);
@@ -248,6 +249,15 @@ TEST(MidwayError, SegmentedFailedPostCancelsTheSegmentsPosted) {
     int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     sum_with_failure_at_root(redux_test::Entry::irecv, 1, /*must_fire=*/size > 1, /*segment_bytes=*/4);
+}
+
+// Two trees: the root (the collector) has posted its first receive from one tree's root when posting the next,
+// from the other tree's, fails; meanwhile the other ranks send their leaf segments ahead.
+TEST(MidwayError, TwoTreeFailedPostCancelsTheSegmentsPosted) {
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    sum_with_failure_at_root(redux_test::Entry::irecv, 1, /*must_fire=*/size > 1, /*segment_bytes=*/4,
+                             REDUX_ALGORITHM_TWO_TREE);
 }
 
 // Segmented: the root's first wait fails with receives of several segments posted.

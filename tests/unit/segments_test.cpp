@@ -164,6 +164,23 @@ TEST(SegmentedModel, PerLinkCostsClampTheLatencyToEachLink) {
 }
 
 // make_plan: the request's count (at most one per element), or the model's; the default is unsegmented.
+// With the calibrated curve of d (PlanRequest::segment_curve) a segment costs d x curve(its bytes) /
+// curve(the vector's bytes), not the line through the latency. Two ranks, d = 1, c = 0, 4 elements of 1 KiB,
+// the curve through 1 KiB: 0.4 s, 2 KiB: 0.6 s, 4 KiB: 1 s (mid-size messages dearer than the line): two
+// segments of 2 KiB cost 0.6 each on the one link, 1.2 in all; four of 1 KiB 0.4 each, 1.6; one piece 1.
+TEST(SegmentedModel, SegmentsCostWhatTheCalibratedCurveSays) {
+    PlanRequest request{2, Costs{1.0, 0.0}, Strategy::chain, 0, 0, true};
+    request.elements = 4;
+    request.element_bytes = 1024;
+    request.segment_curve = std::make_shared<const LinkFit>(fit_link({{1024, 0.4}, {2048, 0.6}, {4096, 1.0}}));
+    const Plan plan = make_plan(request);
+    EXPECT_DOUBLE_EQ(simulate_segments(plan, 1).makespan_s, 1.0);
+    EXPECT_DOUBLE_EQ(simulate_segments(plan, 2).makespan_s, 1.2);
+    EXPECT_DOUBLE_EQ(simulate_segments(plan, 4).makespan_s, 1.6);
+    request.segment_curve = nullptr;  // the line through latency 0: every cut costs 1
+    EXPECT_DOUBLE_EQ(simulate_segments(make_plan(request), 4).makespan_s, 1.0);
+}
+
 TEST(SegmentedPlan, HonoursTheRequestedCount) {
     PlanRequest request{16, {1e-3, 2e-4}, Strategy::binary, 0, 0, true};
     const Plan plain = make_plan(request);
