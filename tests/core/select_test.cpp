@@ -323,7 +323,8 @@ TEST(Select, RunnersUpAreTheNextFastestDistinctPlans) {
             const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const Plan& p) {
                 return p.parent == plan.parent && p.child_rank == plan.child_rank &&
                        p.child_joins_left == plan.child_joins_left && p.sink == plan.sink &&
-                       p.segments == plan.segments;
+                       p.segments == plan.segments &&
+                       (plan.segments == 1 || p.more_trees.size() == plan.more_trees.size());
             });
             if (!seen) distinct.push_back(std::move(plan));
         }

@@ -44,8 +44,9 @@
 // tree's next segment until it had finished its own, and the trees would take turns instead of running together.
 // A root that receives the result from the sink sends in turn (it may receive into recvbuf only after its send).
 // Scratch: recv_window + 2 slots of one segment (receives, accumulator, one partial result being sent; children
-// + 2 when receiving together); when all are taken, the oldest send is waited for. Every edge carries its segments
-// in order with one tag, so MPI's non-overtaking rule matches them; repeated calls allocate nothing (Workspace).
+// + 2 when receiving together); when all are taken, the oldest send is waited for. Every edge carries each tree's
+// segments in order with that tree's tag, so MPI's non-overtaking rule matches them; repeated calls allocate
+// nothing (Workspace).
 #include "exec/executor.hpp"
 
 #include "mpi/mpi_check.hpp"

@@ -189,12 +189,14 @@ Selection select_plan(const SelectionInput& input) {
 bool same_execution(const Plan& a, const Plan& b) {
     return a.parent == b.parent && a.child_offset == b.child_offset && a.child_rank == b.child_rank &&
            a.child_joins_left == b.child_joins_left && a.sink == b.sink && a.final_transfer == b.final_transfer &&
-           a.segments == b.segments && a.more_trees.size() == b.more_trees.size() &&
-           std::equal(a.more_trees.begin(), a.more_trees.end(), b.more_trees.begin(),
-                      [](const TreeShape& x, const TreeShape& y) {
-                          return x.parent == y.parent && x.child_rank == y.child_rank &&
-                                 x.child_joins_left == y.child_joins_left;
-                      });
+           a.segments == b.segments &&
+           // in one segment only the first tree runs
+           (a.segments == 1 || (a.more_trees.size() == b.more_trees.size() &&
+                                std::equal(a.more_trees.begin(), a.more_trees.end(), b.more_trees.begin(),
+                                           [](const TreeShape& x, const TreeShape& y) {
+                                               return x.parent == y.parent && x.child_rank == y.child_rank &&
+                                                      x.child_joins_left == y.child_joins_left;
+                                           })));
 }
 
 }  // namespace redux

@@ -62,7 +62,8 @@ struct Selection {
 
 constexpr int kRunnersUp = 2;
 
-// Whether two plans make the executor do the same thing: the same tree, fold order, sink and segment count.
+// Whether two plans make the executor do the same thing: the same tree, fold order, sink and segment count (and
+// the same further trees when several segments use them).
 bool same_execution(const Plan& a, const Plan& b);
 
 // Largest communicator planned with per-link costs: the n x n matrix of d_ij (8 MiB at 1024 ranks).
