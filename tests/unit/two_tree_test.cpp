@@ -56,7 +56,9 @@ TEST(TwoTree, InOrderTreesPutInnerNodesOnOneParity) {
             ASSERT_EQ(roots, 1) << count;
             for (int32_t i = 0; i < count; ++i) {
                 ASSERT_LE(children[i], 2) << count << " " << i;
-                if (children[i] > 0) ASSERT_EQ(i % 2, parity) << "count " << count << " inner node " << i;
+                if (children[i] > 0) {
+                    ASSERT_EQ(i % 2, parity) << "count " << count << " inner node " << i;
+                }
             }
         }
     }
@@ -72,7 +74,9 @@ TEST(TwoTree, TreesSpanTheRanksFoldInRankOrderAndShareNoInnerNode) {
                                          (commutative ? " commutative" : " not commutative");
                 ASSERT_EQ(trees.trees.size(), 2u) << what;
                 EXPECT_EQ(trees.final_transfer, trees.sink != root) << what;
-                if (commutative || root == 0 || root == ranks - 1) EXPECT_EQ(trees.sink, root) << what;
+                if (commutative || root == 0 || root == ranks - 1) {
+                    EXPECT_EQ(trees.sink, root) << what;
+                }
                 std::vector<int32_t> expected(static_cast<size_t>(ranks));
                 std::iota(expected.begin(), expected.end(), 0);
                 std::vector<int32_t> inner(static_cast<size_t>(ranks), 0);
@@ -82,7 +86,9 @@ TEST(TwoTree, TreesSpanTheRanksFoldInRankOrderAndShareNoInnerNode) {
                     if (commutative) std::sort(got.begin(), got.end());
                     ASSERT_EQ(got, expected) << what;  // every rank once (in rank order when it matters)
                     for (int32_t r = 0; r < ranks; ++r) {
-                        if (r != trees.sink) EXPECT_GE(tree.parent[r], 0) << what;
+                        if (r != trees.sink) {
+                            EXPECT_GE(tree.parent[r], 0) << what;
+                        }
                         if (tree.child_offset[r + 1] > tree.child_offset[r] && r != trees.sink) ++inner[r];
                     }
                     // One collector above an in-order tree of ranks - 1 positions: its height is within two of a

@@ -226,18 +226,24 @@ private:
             REDUX_MPI(wait_oldest_send());
             REDUX_MPI(post_receives());
         }
-        for (int polls = 0;;) {  // as wait_yielding (mpi/yielding.cpp), testing the sends in between
+        REDUX_MPI(wait_calling(recv_request(q), [this] { return test_sends(); }));
+        return post_receives();  // the next transfer, during this fold
+    }
+
+    // As wait_yielding (mpi/yielding.cpp), calling `between` (an MPI error code) between two tests.
+    template <typename Between>
+    int wait_calling(MPI_Request& request, Between between) {
+        for (int polls = 0;;) {
             int done = 0;
-            REDUX_MPI(MPI_Test(&recv_request(q), &done, MPI_STATUS_IGNORE));
-            if (done) break;
-            REDUX_MPI(test_sends());
+            REDUX_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+            if (done) return MPI_SUCCESS;
+            REDUX_MPI(between());
             if (polls < kPollsBeforeYield) {
                 ++polls;
             } else {
                 sched_yield();
             }
         }
-        return post_receives();  // the next transfer, during this fold
     }
 
     int fold_child(const ChildStep& child) {
@@ -347,20 +353,10 @@ private:
 
     int wait_oldest_send() {
         if (ahead_) {  // keep the leaf's sends going: the parent may need one of them before it takes this one
-            for (int polls = 0;;) {
-                int done = 0;
-                REDUX_MPI(MPI_Test(&send_request(sends_done_), &done, MPI_STATUS_IGNORE));
-                if (done) break;
-                REDUX_MPI(advance_leaves(-1));
-                if (polls < kPollsBeforeYield) {
-                    ++polls;
-                } else {
-                    sched_yield();
-                }
-            }
-            return on_send_done();
+            REDUX_MPI(wait_calling(send_request(sends_done_), [this] { return advance_leaves(-1); }));
+        } else {
+            REDUX_MPI(wait_yielding(send_request(sends_done_)));
         }
-        REDUX_MPI(wait_yielding(send_request(sends_done_)));
         return on_send_done();
     }
 

@@ -115,8 +115,6 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
 }
 
 // The latency part (alpha) of the link class that gives d at `bytes` (transfer_for's).
-double latency_for(const CommState& state, size_t bytes) { return std::max(slowest_fit(state, bytes).alpha_s, 0.0); }
-
 // The segment size asked for: the call's, else REDUX_SEGMENT_BYTES (-1: as the model says, 0: unsegmented).
 long long segment_bytes_for(const CommState& state, const PlanKey& key) {
     return key.segment_bytes >= 0 ? key.segment_bytes : state.config.segment_bytes;
@@ -144,8 +142,8 @@ SelectionInput selection_input(const CommState& state, const PlanKey& key, const
         }
         input.node_pairs = node_pair_costs(state.links.pairs, state.links.fits[static_cast<int>(LinkClass::other_node)],
                                            static_cast<size_t>(bytes));
-        input.latency_s = std::min(latency_for(state, static_cast<size_t>(bytes)), costs.transfer_s);
         const LinkFit& curve = slowest_fit(state, static_cast<size_t>(bytes));
+        input.latency_s = std::min(std::max(curve.alpha_s, 0.0), costs.transfer_s);
         if (curve.measured) {  // segments cost what the calibrated curve says at their size
             input.segment_curve = std::make_shared<const LinkFit>(curve);
             input.element_bytes = key.type_size;
@@ -167,14 +165,14 @@ uint64_t plan_hash(const Plan& plan) {
         hash ^= static_cast<uint64_t>(v);
         hash *= 1099511628211ull;
     };
-    for (int32_t p : plan.parent) mix(p);
-    for (int32_t c : plan.child_rank) mix(c);
-    for (uint8_t left : plan.child_joins_left) mix(left);  // with the fold order, decides a non-commutative result
-    for (const TreeShape& tree : plan.more_trees) {
-        for (int32_t p : tree.parent) mix(p);
-        for (int32_t c : tree.child_rank) mix(c);
-        for (uint8_t left : tree.child_joins_left) mix(left);
-    }
+    auto mix_tree = [&](const std::vector<int32_t>& parent, const std::vector<int32_t>& child_rank,
+                        const std::vector<uint8_t>& joins_left) {
+        for (int32_t p : parent) mix(p);
+        for (int32_t c : child_rank) mix(c);
+        for (uint8_t left : joins_left) mix(left);  // with the fold order, decides a non-commutative result
+    };
+    mix_tree(plan.parent, plan.child_rank, plan.child_joins_left);
+    for (const TreeShape& tree : plan.more_trees) mix_tree(tree.parent, tree.child_rank, tree.child_joins_left);
     mix(plan.sink);
     mix(plan.final_transfer);
     mix(plan.request.root);

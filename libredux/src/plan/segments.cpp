@@ -45,7 +45,8 @@
 // never for its parent. So ranks are visited in post-order (children first, from an explicit stack) and each
 // computes the ready time of its m segments from its children's, in one pass over its stream of K m receives;
 // a child's array is dropped once its parent has used it (leaves have none: all zero). Theta(n m) time and
-// O(m (depth x degree)) memory: a few arrays of m doubles at a time for the trees the builders make.
+// O(n + m (depth x degree)) memory: the post-order of the ranks, and a few arrays of m doubles at a time for the
+// trees the builders make.
 //
 // Choosing m (PlanRequest::segments == 0). The prediction T(m) falls steeply while segments shorten the pipeline
 // fill, then rises slowly as the latency of every extra segment adds up: close to a convex function of m, as the
@@ -106,7 +107,7 @@ public:
                 segment_begin(request.elements, segments, j + 1) - segment_begin(request.elements, segments, j);
             share_[j] = static_cast<double>(e) / total;
             rest_[j] = static_cast<double>(request.elements - e) / total;
-            if (curve && whole_s > 0) {  // d_e = d x ratio: rest_ such that d - (d - latency) rest_ = d x ratio
+            if (curve && whole_s > 0) {  // d_e = d x curve(e bytes) / curve(elements bytes), at most d
                 const double ratio = std::min(1.0, curve->at(static_cast<size_t>(e * request.element_bytes)) / whole_s);
                 curve_ratio_.push_back(ratio);
             }
@@ -137,6 +138,26 @@ private:
     std::vector<double> curve_ratio_;  // d_e / d by the request's curve; empty without one
 };
 
+// The ranks of a tree (children of r: child_rank[child_offset[r] .. child_offset[r + 1])) children first, from
+// `sink`, with an explicit stack: a rank comes after all of its children.
+std::vector<int32_t> post_order(const std::vector<int32_t>& child_offset, const std::vector<int32_t>& child_rank,
+                                int32_t sink) {
+    std::vector<int32_t> order;
+    std::vector<std::pair<int32_t, int32_t>> stack{{sink, 0}};  // (rank, children visited so far)
+    while (!stack.empty()) {
+        auto& [rank, visited] = stack.back();
+        const int32_t first = child_offset[rank];
+        if (first + visited < child_offset[rank + 1]) {
+            const int32_t child = child_rank[first + visited++];
+            stack.emplace_back(child, 0);
+            continue;
+        }
+        order.push_back(rank);
+        stack.pop_back();
+    }
+    return order;
+}
+
 class SegmentSimulation {
 public:
     SegmentSimulation(const Plan& plan, int32_t segments)
@@ -148,19 +169,7 @@ public:
     SegmentTimes run() {
         const auto n = static_cast<int32_t>(plan_.parent.size());
         ready_.assign(static_cast<size_t>(n), {});
-        // Post-order from the sink: (rank, children visited so far).
-        std::vector<std::pair<int32_t, int32_t>> stack{{plan_.sink, 0}};
-        while (!stack.empty()) {
-            auto& [rank, visited] = stack.back();
-            const int32_t first = plan_.child_offset[rank];
-            if (first + visited < plan_.child_offset[rank + 1]) {
-                const int32_t child = plan_.child_rank[first + visited++];
-                stack.emplace_back(child, 0);
-                continue;
-            }
-            receive_children(rank);
-            stack.pop_back();
-        }
+        for (int32_t rank : post_order(plan_.child_offset, plan_.child_rank, plan_.sink)) receive_children(rank);
         SegmentTimes times;
         const std::vector<double>& sink = ready_[plan_.sink];
         times.tree_makespan_s = sink.empty() ? 0.0 : sink.back();
@@ -249,13 +258,9 @@ public:
           m_(segments),
           window_(std::max<int32_t>(1, plan.request.recv_window)),
           costs_(plan.request, segments) {
-        trees_.push_back(&own_);
-        own_.parent = plan.parent;  // tree 0 is the plan's own (copied once: plans are small beside n m steps)
-        own_.child_offset = plan.child_offset;
-        own_.child_rank = plan.child_rank;
-        own_.child_joins_left = plan.child_joins_left;
-        for (const TreeShape& tree : plan.more_trees) trees_.push_back(&tree);
-        for (const TreeShape* tree : trees_) order_.push_back(post_order(*tree));
+        trees_.push_back({&plan.child_offset, &plan.child_rank});  // tree 0 is the plan's own
+        for (const TreeShape& tree : plan.more_trees) trees_.push_back({&tree.child_offset, &tree.child_rank});
+        for (const Children& tree : trees_) order_.push_back(post_order(*tree.offset, *tree.rank, plan.sink));
     }
 
     SegmentTimes run() {
@@ -273,7 +278,7 @@ public:
         double sink_ready_s = 0, result_arrived_s = 0;
         for (int32_t j = 0; j < m_; ++j) {
             const size_t t = static_cast<size_t>(j) % trees_.size();
-            for (int32_t rank : order_[t]) receive_children(*trees_[t], t, rank, j);
+            for (int32_t rank : order_[t]) receive_children(trees_[t], t, rank, j);
             sink_ready_s = folded_[static_cast<size_t>(plan_.sink)];
             if (plan_.final_transfer) {
                 result_arrived_s = std::max(sink_ready_s, result_arrived_s) + costs_.transfer_s(link_to_root, j);
@@ -283,24 +288,11 @@ public:
     }
 
 private:
-    static std::vector<int32_t> post_order(const TreeShape& tree) {
-        std::vector<int32_t> order;
-        const auto sink =
-            static_cast<int32_t>(std::find(tree.parent.begin(), tree.parent.end(), -1) - tree.parent.begin());
-        std::vector<std::pair<int32_t, int32_t>> stack{{sink, 0}};
-        while (!stack.empty()) {
-            auto& [rank, visited] = stack.back();
-            const int32_t first = tree.child_offset[rank];
-            if (first + visited < tree.child_offset[rank + 1]) {
-                const int32_t child = tree.child_rank[first + visited++];
-                stack.emplace_back(child, 0);
-                continue;
-            }
-            order.push_back(rank);
-            stack.pop_back();
-        }
-        return order;
-    }
+    // One tree's children lists (the plan's own, or one of more_trees), in fold order.
+    struct Children {
+        const std::vector<int32_t>* offset;
+        const std::vector<int32_t>* rank;
+    };
 
     // Sends ahead: every rank but a root waiting for the sink's result, when there are several trees.
     bool ahead(size_t rank) const {
@@ -309,18 +301,20 @@ private:
 
     // Segment j's receives at `rank` from its children in tree t, in fold order; folded_[rank] becomes the time
     // its segment j is ready.
-    void receive_children(const TreeShape& tree, size_t t, int32_t rank, int32_t j) {
+    void receive_children(const Children& tree, size_t t, int32_t rank, int32_t j) {
+        const std::vector<int32_t>& offset = *tree.offset;
         const auto r = static_cast<size_t>(rank);
         const double compute_s = costs_.compute_s(rank);
         const double fold_s = costs_.fold_s(compute_s, j);
         double* slots = slot_free_.data() + r * static_cast<size_t>(window_);
-        for (int32_t k = tree.child_offset[rank]; k < tree.child_offset[rank + 1]; ++k) {
-            const auto child = static_cast<size_t>(tree.child_rank[k]);
-            const bool leaf = tree.child_offset[child] == tree.child_offset[child + 1];
+        for (int32_t k = offset[rank]; k < offset[rank + 1]; ++k) {
+            const int32_t child_rank = (*tree.rank)[k];
+            const auto child = static_cast<size_t>(child_rank);
+            const bool leaf = offset[child] == offset[child + 1];
             double& sent_s = sent_[child * trees_.size() + (ahead(child) ? t : 0)];
             const double can_send_s = std::max(leaf && ahead(child) ? 0.0 : folded_[child], sent_s);
             const double start_s = std::max(std::max(can_send_s, arrived_[r]), slots[slot_[r]]);
-            arrived_[r] = start_s + costs_.transfer_s(costs_.link(tree.child_rank[k], rank), j);
+            arrived_[r] = start_s + costs_.transfer_s(costs_.link(child_rank, rank), j);
             folded_[r] = std::max(arrived_[r], folded_[r]) + fold_s;
             sent_s = arrived_[r];
             slots[slot_[r]] = folded_[r];
@@ -332,8 +326,7 @@ private:
     int32_t m_;
     int32_t window_;
     SegmentCosts costs_;
-    TreeShape own_;
-    std::vector<const TreeShape*> trees_;
+    std::vector<Children> trees_;
     std::vector<std::vector<int32_t>> order_;  // by tree: its ranks children first
     // By rank: its last receive arrived, its last fold ended (= its latest segment ready), its last send of each
     // tree arrived (T a rank), its W scratch slots' fold ends and the next slot.

@@ -191,12 +191,7 @@ bool same_execution(const Plan& a, const Plan& b) {
            a.child_joins_left == b.child_joins_left && a.sink == b.sink && a.final_transfer == b.final_transfer &&
            a.segments == b.segments &&
            // in one segment only the first tree runs
-           (a.segments == 1 || (a.more_trees.size() == b.more_trees.size() &&
-                                std::equal(a.more_trees.begin(), a.more_trees.end(), b.more_trees.begin(),
-                                           [](const TreeShape& x, const TreeShape& y) {
-                                               return x.parent == y.parent && x.child_rank == y.child_rank &&
-                                                      x.child_joins_left == y.child_joins_left;
-                                           })));
+           (a.segments == 1 || a.more_trees == b.more_trees);
 }
 
 }  // namespace redux

@@ -45,6 +45,11 @@ struct TreeShape {
     std::vector<uint8_t> child_joins_left;
 };
 
+inline bool operator==(const TreeShape& a, const TreeShape& b) {
+    return a.parent == b.parent && a.child_offset == b.child_offset && a.child_rank == b.child_rank &&
+           a.child_joins_left == b.child_joins_left;
+}
+
 // Several trees over the ranks that end on one sink, their fold order given (the two-tree strategy: in-order
 // trees, whose order makes any associative operator correct). Segment j of a pipelined reduction goes along
 // trees[j % trees.size()]. When the sink is not the root (final_transfer), it sends each segment there.
