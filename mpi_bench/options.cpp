@@ -3,6 +3,10 @@
 #include "mpi/mpi_version.hpp"
 #include "redux/version.h"
 
+// SimGrid's smpicxx force-includes smpi_helpers.h, whose exit(x) macro would rename CLI11's App::exit.
+#ifdef SMPI_HELPERS_H
+#undef exit
+#endif
 #include <CLI/CLI.hpp>
 
 #include <climits>

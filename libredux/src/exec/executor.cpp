@@ -56,6 +56,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 namespace redux {
@@ -231,19 +232,40 @@ private:
     }
 
     // As wait_yielding (mpi/yielding.cpp), calling `between` (an MPI error code) between two tests.
+    // Under SMPI (kBlockingWaits) it blocks instead of polling, until `request` or one of the requests that
+    // `between` tests (the oldest send, the oldest leaf send) completes.
     template <typename Between>
     int wait_calling(MPI_Request& request, Between between) {
         for (int polls = 0;;) {
             int done = 0;
-            REDUX_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+            REDUX_MPI(test_request(request, done));
             if (done) return MPI_SUCCESS;
             REDUX_MPI(between());
-            if (polls < kPollsBeforeYield) {
+            if constexpr (kBlockingWaits) {
+                REDUX_MPI(wait_any_event(request));
+            } else if (polls < kPollsBeforeYield) {
                 ++polls;
             } else {
                 sched_yield();
             }
         }
+    }
+
+    int wait_any_event(MPI_Request& request) {
+        std::array<MPI_Request*, 3> watched{&request, nullptr, nullptr};
+        size_t n = 1;
+        if (sends_done_ < sends_started_ && &send_request(sends_done_) != &request) {
+            watched[n++] = &send_request(sends_done_);
+        }
+        if (ahead_ && leaf_done_ < leaf_started_ && &leaf_request(leaf_done_) != &request) {
+            watched[n++] = &leaf_request(leaf_done_);
+        }
+        std::array<MPI_Request, 3> handles{};
+        for (size_t i = 0; i < n; ++i) handles[i] = *watched[i];
+        int index = MPI_UNDEFINED;
+        REDUX_MPI(MPI_Waitany(static_cast<int>(n), handles.data(), &index, MPI_STATUS_IGNORE));
+        for (size_t i = 0; i < n; ++i) *watched[i] = handles[i];  // the one completed is now MPI_REQUEST_NULL
+        return MPI_SUCCESS;
     }
 
     int fold_child(const ChildStep& child) {
@@ -321,7 +343,7 @@ private:
     int advance_leaves(int through) {
         for (; leaf_done_ < leaf_started_; ++leaf_done_) {
             int done = 0;
-            REDUX_MPI(MPI_Test(&leaf_request(leaf_done_), &done, MPI_STATUS_IGNORE));
+            REDUX_MPI(test_request(leaf_request(leaf_done_), done));
             if (!done) break;
         }
         for (; leaf_next_ < segments_; ++leaf_next_) {
@@ -344,7 +366,7 @@ private:
         if (ahead_) REDUX_MPI(advance_leaves(-1));
         while (sends_done_ < sends_started_) {
             int done = 0;
-            REDUX_MPI(MPI_Test(&send_request(sends_done_), &done, MPI_STATUS_IGNORE));
+            REDUX_MPI(test_request(send_request(sends_done_), done));
             if (!done) return MPI_SUCCESS;
             REDUX_MPI(on_send_done());
         }

@@ -10,8 +10,10 @@ namespace redux {
 namespace {
 
 using TestCall = int (*)(MPI_Request*, int*, MPI_Status*);
+using WaitCall = int (*)(MPI_Request*, MPI_Status*);
 
-int wait_with(TestCall test, MPI_Request& request) {
+int wait_with(TestCall test, WaitCall wait, MPI_Request& request) {
+    if constexpr (kBlockingWaits) return wait(&request, MPI_STATUS_IGNORE);
     for (int polls = 0;;) {
         int done = 0;
         REDUX_MPI(test(&request, &done, MPI_STATUS_IGNORE));
@@ -27,14 +29,14 @@ int wait_with(TestCall test, MPI_Request& request) {
 // A collective cannot be cancelled: when a test fails, the collective is finished by PMPI_Wait before its
 // buffers (on the caller's stack) go away.
 int wait_internal(MPI_Request& request) {
-    const int rc = wait_with(PMPI_Test, request);
+    const int rc = wait_with(PMPI_Test, PMPI_Wait, request);
     if (rc != MPI_SUCCESS && request != MPI_REQUEST_NULL) PMPI_Wait(&request, MPI_STATUS_IGNORE);
     return rc;
 }
 
 }  // namespace
 
-int wait_yielding(MPI_Request& request) { return wait_with(MPI_Test, request); }
+int wait_yielding(MPI_Request& request) { return wait_with(MPI_Test, MPI_Wait, request); }
 
 int bcast_yielding(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     MPI_Request request = MPI_REQUEST_NULL;
@@ -90,6 +92,7 @@ int start_together_yielding(MPI_Comm comm, int root, double& start_s) {
 }
 
 int comm_dup_yielding(MPI_Comm comm, MPI_Comm* newcomm) {
+    if constexpr (kBlockingWaits) return PMPI_Comm_dup(comm, newcomm);  // SMPI 3.32 has no MPI_Comm_idup
     MPI_Request request = MPI_REQUEST_NULL;
     REDUX_MPI(PMPI_Comm_idup(comm, newcomm, &request));
     return wait_internal(request);
