@@ -23,7 +23,7 @@ packages=(
     build-essential cmake g++ git pkg-config
     openmpi-bin libopenmpi-dev mpich libmpich-dev libhwloc-dev
     libgtest-dev libgmock-dev libbenchmark-dev
-    nlohmann-json3-dev libcli11-dev
+    nlohmann-json3-dev libcli11-dev libglpk-dev
     gfortran graphviz ca-certificates
     python3-matplotlib clang-format
     iproute2 iptables libnetfilter-queue-dev bc iputils-ping
