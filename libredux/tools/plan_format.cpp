@@ -20,23 +20,6 @@ namespace {
 // stays linear in size.
 constexpr int32_t max_indent_levels = 32;
 
-void put_json_number(std::ostream& out, double x) {
-    if (!std::isfinite(x)) {  // JSON has no inf or nan; a validated plan never produces them
-        out << "null";
-        return;
-    }
-    char buffer[32];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, x);
-    out.write(buffer, result.ptr - buffer);
-}
-
-// Seconds for people: `significant_digits` digits, no trailing zeros ("0.5", "1.5e-06").
-std::string seconds_text(double x, int significant_digits) {
-    char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "%.*g", significant_digits, x);
-    return buffer;
-}
-
 std::string text_s(double x) { return seconds_text(x, 9) + " s"; }
 std::string dot_s(double x) { return seconds_text(x, 6) + " s"; }
 
@@ -95,16 +78,6 @@ std::vector<int32_t> senders_by_start(const Plan& plan) {
         return plan.send_start_s[static_cast<size_t>(a)] < plan.send_start_s[static_cast<size_t>(b)];
     });
     return senders;
-}
-
-template <typename Values, typename Put>
-void put_json_array(std::ostream& out, const Values& values, Put put) {
-    out << '[';
-    for (size_t i = 0; i < values.size(); ++i) {
-        if (i > 0) out << ", ";
-        put(values[i]);
-    }
-    out << ']';
 }
 
 void put_json_children(std::ostream& out, const Plan& plan) {
@@ -177,6 +150,22 @@ void write_text_schedule(std::ostream& out, const Plan& plan) {
 }
 
 }  // namespace
+
+void put_json_number(std::ostream& out, double x) {
+    if (!std::isfinite(x)) {  // JSON has no inf or nan; a validated plan never produces them
+        out << "null";
+        return;
+    }
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, x);
+    out.write(buffer, result.ptr - buffer);
+}
+
+std::string seconds_text(double x, int significant_digits) {
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, "%.*g", significant_digits, x);
+    return buffer;
+}
 
 void write_plan_json(std::ostream& out, const Plan& plan) {
     const PlanRequest& request = plan.request;

@@ -5,20 +5,31 @@
 //              [--strategy NAME (any of redux/algorithms.h: optimal, fibonacci, binomial, snf, ...)]
 //              [--limit K] [--root R] [--noncommutative] [--model overlap|no-overlap]
 //              [--elements E --latency L --segments auto|M [--recv-window W]] [--format json|text|dot]
+//   redux-plan --steady-state (--ranks N --d D --c C | --costs FILE [--ranks N]) [--root R] [--noncommutative]
+//              [--elements E --latency L --segments M] [--element-bytes B] [--steady-state-solver packing|lp]
+//              [--format json|text]
 //
 // Segments: the vector of E elements is cut into M segments (auto: the count the model predicts fastest), each
 // moved in L + (D - L) e / E and folded in C e / E (plan/segments.cpp).
+//
+// --steady-state: instead of one plan, the best throughput of a series of reductions of one segment each, the
+// steady state of Legrand, Marchal & Robert (plan/steady_state_costs.hpp): TP, the weighted trees that reach it,
+// the best tree alone, and the time it predicts for the M segments of the vector (steady_state_format.hpp).
 //
 // The command line is parsed into a PlanRequest, checked with redux::validate (so the tool and the library
 // reject the same requests), planned with redux::make_plan and written by plan_format. Exit status: 0 on
 // success and for --help, 2 for a bad command line (one line on stderr saying what is wrong), 1 otherwise.
 #include "model/cost_file.hpp"
 #include "plan/planner.hpp"
+#include "plan/steady_state_costs.hpp"
+#include "plan/tree_packing.hpp"
 #include "plan_format.hpp"
 #include "redux/version.h"
+#include "steady_state_format.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdint>
@@ -56,6 +67,9 @@ struct CommandLine {
     std::string latency_text = "0";
     std::string segments_text = "1";
     std::string recv_window_text = "2";
+    bool steady_state = false;
+    std::string steady_state_solver_text = "packing";
+    std::string element_bytes_text;
 };
 
 int usage_error(const std::string& message) {
@@ -148,6 +162,21 @@ void add_options(CLI::App& app, CommandLine& line) {
                    "receives a rank posts ahead while it folds, with segments (default 2, as the library)")
         ->type_name("W");
     app.add_option("--format", line.format_text, "output: json|text|dot (default json)")->type_name("FORMAT");
+    app.add_flag(
+        "--steady-state", line.steady_state,
+        "instead of a plan, the steady state of a series of reductions of one segment each: the "
+        "throughput TP (segments and elements per second), the weighted trees reaching it, the best "
+        "single tree's throughput and the time predicted for the M segments (--segments M, not auto); at most " +
+            std::to_string(redux::kTreePackingMaxParticipants) + " ranks; json or text");
+    app.add_option("--steady-state-solver", line.steady_state_solver_text,
+                   "packing: column generation over trees (default, up to " +
+                       std::to_string(redux::kTreePackingMaxParticipants) +
+                       " ranks); lp: the whole linear program (up to " +
+                       std::to_string(redux::kSteadyStateMaxParticipants) + " ranks), for checking")
+        ->type_name("SOLVER");
+    app.add_option("--element-bytes", line.element_bytes_text,
+                   "bytes of one element, with --steady-state: also prints bytes reduced per second")
+        ->type_name("B");
     app.footer("Exit status: 0 on success, 2 for a bad command line or cost file.");
 }
 
@@ -262,6 +291,91 @@ std::optional<redux::PlanRequest> make_request(const CommandLine& line, std::str
     return request;
 }
 
+// The options --steady-state leaves out: it finds its own trees, and its model has no receive window. Empty when
+// none is given (and --element-bytes goes with --steady-state only).
+std::string steady_state_conflict(const CLI::App& app, const CommandLine& line) {
+    if (!line.steady_state) {
+        for (const char* option : {"--element-bytes", "--steady-state-solver"}) {
+            if (app.get_option(option)->count() > 0) return std::string(option) + " goes with --steady-state";
+        }
+        return {};
+    }
+    for (const char* option : {"--strategy", "--limit", "--recv-window"}) {
+        if (app.get_option(option)->count() > 0) return std::string(option) + " does not go with --steady-state";
+    }
+    if (line.format_text == "dot") return "--format dot does not go with --steady-state (json or text)";
+    if (line.steady_state_solver_text != "packing" && line.steady_state_solver_text != "lp") {
+        return "--steady-state-solver: unknown solver '" + line.steady_state_solver_text + "' (expected packing or lp)";
+    }
+    return {};
+}
+
+// Solves the steady state of `report.platform` with the chosen solver into `report`; false with `error` on failure.
+bool find_steady_state(redux::tools::SteadyStateReport& report, std::string& error) {
+    if (report.solver == "lp") {
+        const std::optional<redux::SteadyStateSolution> solution =
+            redux::solve_steady_state(report.platform, {}, &error);
+        if (!solution) return false;
+        report.throughput_per_s = report.upper_bound_per_s = solution->throughput_per_s;
+        report.trees = redux::decompose_into_trees(*solution);
+        report.lp_rows = solution->lp_rows;
+        report.lp_columns = solution->lp_columns;
+        report.solve_s = solution->solve_s;
+        return true;
+    }
+    const std::optional<redux::TreePacking> packing = redux::pack_reduction_trees(report.platform, {}, &error);
+    if (!packing) return false;
+    report.throughput_per_s = packing->solution.throughput_per_s;
+    report.upper_bound_per_s = packing->upper_bound_per_s;
+    report.trees = packing->trees;
+    report.rounds = packing->rounds;
+    report.lp_rows = packing->solution.lp_rows;
+    report.lp_columns = packing->solution.lp_columns;
+    report.solve_s = packing->solution.solve_s;
+    return true;
+}
+
+// --steady-state: the platform of one segment, the weighted trees of its optimal throughput and their forecast,
+// written as `format`. Exit status as main()'s: a platform the solvers refuse is a bad command line.
+int run_steady_state(const CommandLine& line, const redux::PlanRequest& request, OutputFormat format) {
+    redux::tools::SteadyStateReport report;
+    report.request = request;
+    report.solver = line.steady_state_solver_text;
+    std::string error;
+    if (!line.element_bytes_text.empty() &&
+        (!read_int64("--element-bytes", line.element_bytes_text, report.element_bytes, error) ||
+         report.element_bytes < 1)) {
+        return usage_error(error.empty() ? "--element-bytes: B must be at least 1, got " + line.element_bytes_text
+                                         : error);
+    }
+    const int32_t limit =
+        report.solver == "lp" ? redux::kSteadyStateMaxParticipants : redux::kTreePackingMaxParticipants;
+    std::optional<redux::SteadyStatePlatform> platform = redux::steady_state_platform(request, limit, &error);
+    if (platform) error = redux::steady_state_refusal(*platform, limit);
+    if (!error.empty()) return usage_error("--steady-state: " + error);
+    report.platform = std::move(*platform);
+
+    if (!find_steady_state(report, error)) {
+        std::cerr << "redux-plan: --steady-state: " << error << '\n';
+        return exit_failure;
+    }
+    std::stable_sort(report.trees.begin(), report.trees.end(),
+                     [](const redux::WeightedTree& a, const redux::WeightedTree& b) { return a.per_s > b.per_s; });
+    report.forecast = redux::forecast_steady_state(report.platform, report.trees, request.segments);
+    std::ios::sync_with_stdio(false);
+    if (format == OutputFormat::text) {
+        redux::tools::write_steady_state_text(std::cout, report);
+    } else {
+        redux::tools::write_steady_state_json(std::cout, report);
+    }
+    std::cout.flush();
+    if (!std::cout) {
+        std::cerr << "redux-plan: could not write the steady state to standard output\n";
+        return exit_failure;
+    }
+    return exit_ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -286,11 +400,20 @@ int main(int argc, char** argv) {
         return usage_error(e.what());
     }
 
-    std::string error;
+    std::string error = steady_state_conflict(app, line);
+    if (!error.empty()) return usage_error(error);
     const std::optional<redux::PlanRequest> request = make_request(line, error);
     if (!request) return usage_error(error);
     const std::optional<OutputFormat> format = parse_format(line.format_text);
     if (!format) return usage_error("--format: unknown format '" + line.format_text + "' (expected json, text or dot)");
+    if (line.steady_state) {
+        try {
+            return run_steady_state(line, *request, *format);
+        } catch (const std::exception& e) {
+            std::cerr << "redux-plan: --steady-state: " << e.what() << '\n';
+            return exit_failure;
+        }
+    }
 
     try {
         const redux::Plan plan = redux::make_plan(*request);
