@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs what libredux needs from Debian 12's own packages, then configures and builds it twice:
+# Installs what libredux needs from Debian 12's own packages, then configures and builds it three times:
 #   ./build        against Open MPI: the primary build, with every test (unit, cli, mpi);
 #   ./build-mpich  against MPICH: the same CMakeLists, built whole so that the product is known to compile
-#                  against MPICH's headers too; tests/run-all.sh runs only its `mpi`-labelled tests.
+#                  against MPICH's headers too; tests/run-all.sh runs only its `mpi`-labelled tests;
+#   ./build-smpi   with SimGrid's SMPI wrappers: the library and mpi_bench on simulated ranks, and their test.
 # Both builds live here rather than in tests/run-all.sh so that one command leaves a checkout ready for either
 # `ctest --test-dir build` or `ctest --test-dir build-mpich -L mpi`.
 #
@@ -23,7 +24,7 @@ packages=(
     build-essential cmake g++ git pkg-config
     openmpi-bin libopenmpi-dev mpich libmpich-dev libhwloc-dev
     libgtest-dev libgmock-dev libbenchmark-dev
-    nlohmann-json3-dev libcli11-dev libglpk-dev
+    nlohmann-json3-dev libcli11-dev libglpk-dev libsimgrid-dev
     gfortran graphviz ca-certificates
     python3-matplotlib clang-format
     iproute2 iptables libnetfilter-queue-dev bc iputils-ping
@@ -87,3 +88,12 @@ mpich_exec="$(mpi_program mpiexec.mpich)"
 
 configure_and_build build "${openmpi_cc}" "${openmpi_cxx}" "${openmpi_exec}" "$@"
 configure_and_build build-mpich "${mpich_cc}" "${mpich_cxx}" "${mpich_exec}" -DREDUX_BUILD_TESTS=ON "$@"
+
+# ./build-smpi: the library and mpi_bench built with SimGrid's smpicc/smpicxx for simulated ranks (REDUX_SMPI),
+# with the tests of tests/smpi. CMake's compiler checks link and run test programs, which a program linked by
+# smpicc cannot do outside smpirun: SMPI_PRETEND_CC=1 makes the wrappers plain compilers while CMake configures.
+# The extra arguments are not passed: they are meant for the real-MPI builds (a sanitizer, say).
+SMPI_PRETEND_CC=1 cmake -S . -B build-smpi -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$(mpi_program smpicc)" \
+    -DCMAKE_CXX_COMPILER="$(mpi_program smpicxx)" -DMPI_C_COMPILER="$(mpi_program smpicc)" \
+    -DMPI_CXX_COMPILER="$(mpi_program smpicxx)" -DREDUX_SMPI=ON
+cmake --build build-smpi -j"$(nproc)"

@@ -62,6 +62,10 @@ bool g_wait_sleeps = false;
 
 void wait_for(long nanoseconds) {
     if (nanoseconds <= 0) return;
+#ifdef SMPI_H  // simulated ranks: the time is injected into the simulation (a sleep or a spin would cost none)
+    smpi_execute(static_cast<double>(nanoseconds) * 1e-9);
+    return;
+#endif
     if (g_wait_sleeps) {
         std::this_thread::sleep_for(std::chrono::nanoseconds(nanoseconds));
         return;

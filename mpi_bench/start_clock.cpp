@@ -86,6 +86,13 @@ double StartClock::next_start() {
     while (true) {
         const double left_s = local_start_s - MPI_Wtime();
         if (left_s <= 0) break;
+#ifdef SMPI_H  // simulated ranks: sleep the exact time (smpi_helpers.h makes nanosleep simulated; a spin would
+               // hold simulated time still)
+        const auto whole_s = static_cast<time_t>(left_s);
+        const timespec exact{whole_s, static_cast<long>((left_s - static_cast<double>(whole_s)) * 1e9) + 1};
+        nanosleep(&exact, nullptr);
+        continue;
+#endif
         if (left_s > 300e-6) {
             const timespec pause{0, static_cast<long>(std::min(left_s - 200e-6, 0.5) * 1e9)};
             nanosleep(&pause, nullptr);
@@ -97,10 +104,7 @@ double StartClock::next_start() {
 }
 
 long StartClock::take_late_count() {
-    long total = 0;
-    MPI_Request request = MPI_REQUEST_NULL;
-    PMPI_Iallreduce(&late_, &total, 1, MPI_LONG, MPI_SUM, comm_, &request);
-    wait_all_yielding(1, &request);
+    const long total = sum_yielding(late_, comm_);
     late_ = 0;
     return total;
 }

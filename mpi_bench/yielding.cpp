@@ -6,6 +6,14 @@
 namespace redux_bench {
 namespace {
 
+// Simulated ranks (SimGrid's SMPI): waits block and collectives are the blocking ones, as in libredux
+// (libredux/src/mpi/yielding.hpp says why).
+#ifdef SMPI_H
+constexpr bool kSimulatedRanks = true;
+#else
+constexpr bool kSimulatedRanks = false;
+#endif
+
 // Waits longer than this are long on any machine: from then on, the waiting rank sleeps between polls.
 constexpr double kSpinBeforeSleepS = 1e-3;
 constexpr long kSleepNs = 50000;
@@ -13,9 +21,7 @@ constexpr long kSleepNs = 50000;
 }  // namespace
 
 int wait_all_yielding(int n, MPI_Request* requests) {
-#ifdef SMPI_H  // simulated ranks: polling would stop simulated time (libredux/src/mpi/yielding.hpp)
-    return PMPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
-#endif
+    if (kSimulatedRanks) return PMPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
     int done = 0;
     const double start_s = MPI_Wtime();
     while (true) {
@@ -31,23 +37,46 @@ int wait_all_yielding(int n, MPI_Request* requests) {
 }
 
 void barrier_yielding(MPI_Comm comm) {
+    if (kSimulatedRanks) {
+        PMPI_Barrier(comm);
+        return;
+    }
     MPI_Request request = MPI_REQUEST_NULL;
     PMPI_Ibarrier(comm, &request);
     wait_all_yielding(1, &request);
 }
 
 void bcast_yielding(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    if (kSimulatedRanks) {
+        PMPI_Bcast(buffer, count, datatype, root, comm);
+        return;
+    }
     MPI_Request request = MPI_REQUEST_NULL;
     PMPI_Ibcast(buffer, count, datatype, root, comm, &request);
     wait_all_yielding(1, &request);
 }
 
-bool all_of_yielding(bool value, MPI_Comm comm) {
-    int in = value ? 1 : 0, out = 0;
+namespace {
+
+template <class T>
+T allreduce_yielding(T in, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    T out{};
+    if (kSimulatedRanks) {
+        PMPI_Allreduce(&in, &out, 1, type, op, comm);
+        return out;
+    }
     MPI_Request request = MPI_REQUEST_NULL;
-    PMPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_LAND, comm, &request);
+    PMPI_Iallreduce(&in, &out, 1, type, op, comm, &request);
     wait_all_yielding(1, &request);
-    return out != 0;
+    return out;
 }
+
+}  // namespace
+
+bool all_of_yielding(bool value, MPI_Comm comm) {
+    return allreduce_yielding<int>(value ? 1 : 0, MPI_INT, MPI_LAND, comm) != 0;
+}
+
+long sum_yielding(long value, MPI_Comm comm) { return allreduce_yielding<long>(value, MPI_LONG, MPI_SUM, comm); }
 
 }  // namespace redux_bench

@@ -23,4 +23,7 @@ void bcast_yielding(void* buffer, int count, MPI_Datatype datatype, int root, MP
 // The logical AND of `value` over comm, on every rank.
 bool all_of_yielding(bool value, MPI_Comm comm);
 
+// The sum of `value` over comm, on every rank.
+long sum_yielding(long value, MPI_Comm comm);
+
 }  // namespace redux_bench

@@ -4,8 +4,9 @@
 #      and ./build-mpich against MPICH;
 #   2. every test in ./build (unit, cli, mpi) under Open MPI;
 #   3. the `mpi`-labelled tests in ./build-mpich under MPICH's hydra. Only those: the unit and cli tests do not
-#      touch MPI, so running them a second time would prove nothing and double the CI time.
-# Both passes run even when the first fails; the exit status is non-zero when either failed. Extra arguments
+#      touch MPI, so running them a second time would prove nothing and double the CI time;
+#   4. the tests of ./build-smpi: libredux on 64 simulated ranks (SimGrid SMPI).
+# Every pass runs even when an earlier one fails; the exit status is non-zero when any failed. Extra arguments
 # go to cmake/setup-debian.sh (and from there to both cmake configure steps).
 set -uo pipefail
 
@@ -42,11 +43,15 @@ openmpi_status=${pass_status} openmpi_summary=${pass_summary}
 run_pass "MPICH, mpi tests" --test-dir build-mpich -L mpi "${ctest_args[@]}"
 mpich_status=${pass_status} mpich_summary=${pass_summary}
 
+run_pass "SimGrid SMPI, simulated ranks" --test-dir build-smpi "${ctest_args[@]}"
+smpi_status=${pass_status} smpi_summary=${pass_summary}
+
 verdict() { (($1 == 0)) && echo passed || echo "FAILED"; }
 echo
 echo "run-all: Open MPI (build, all tests): $(verdict "${openmpi_status}"): ${openmpi_summary}"
 echo "run-all: MPICH (build-mpich, -L mpi): $(verdict "${mpich_status}"): ${mpich_summary}"
-if ((openmpi_status != 0 || mpich_status != 0)); then
+echo "run-all: SimGrid SMPI (build-smpi): $(verdict "${smpi_status}"): ${smpi_summary}"
+if ((openmpi_status != 0 || mpich_status != 0 || smpi_status != 0)); then
     echo "run-all: FAILED"
     exit 1
 fi

@@ -21,6 +21,9 @@ namespace {
 
 // The package this process is bound to, or -1. hwloc's topology is loaded once per process.
 int32_t bound_package() {
+    // Simulated ranks (SMPI) run on simulated hosts of one core: this machine's packages are not theirs, and
+    // loading hwloc once per rank (tens of ms each) would dominate a simulation of thousands.
+    if constexpr (kSimulatedRanks) return -1;
     static int32_t package = -2;
     static std::once_flag once;
     std::call_once(once, [] {

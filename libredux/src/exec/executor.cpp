@@ -95,8 +95,10 @@ public:
             most_children = std::max(most_children, children);
             stream_ += static_cast<int64_t>(children) * (segments_ / trees_ + (t < segments_ % trees_ ? 1 : 0));
         }
-        // Every receive from one rank (a chain): the window's are posted together (see 1. above).
-        single_source_ = stream_ > 0 && most_children == 1;
+        // Every receive from one rank (a chain): the window's are posted together (see 1. above). Not under SMPI:
+        // there each message is a flow of its own, sharing the link with the others in flight, where TCP sends
+        // them one after the other on its connection, so they go one at a time as a tree's do.
+        single_source_ = !kSimulatedRanks && stream_ > 0 && most_children == 1;
         int source = -1;
         for (int t = 0; t < trees_; ++t) {
             for (const ChildStep& child : program.children_in(t)) {

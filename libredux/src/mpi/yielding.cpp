@@ -39,12 +39,14 @@ int wait_internal(MPI_Request& request) {
 int wait_yielding(MPI_Request& request) { return wait_with(MPI_Test, MPI_Wait, request); }
 
 int bcast_yielding(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    if constexpr (kBlockingWaits) return PMPI_Bcast(buffer, count, datatype, root, comm);
     MPI_Request request = MPI_REQUEST_NULL;
     REDUX_MPI(PMPI_Ibcast(buffer, count, datatype, root, comm, &request));
     return wait_internal(request);
 }
 
 int allreduce_yielding(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    if constexpr (kBlockingWaits) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     MPI_Request request = MPI_REQUEST_NULL;
     REDUX_MPI(PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &request));
     return wait_internal(request);
@@ -52,12 +54,16 @@ int allreduce_yielding(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 
 int allgather_yielding(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm) {
+    if constexpr (kBlockingWaits) {
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    }
     MPI_Request request = MPI_REQUEST_NULL;
     REDUX_MPI(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &request));
     return wait_internal(request);
 }
 
 int barrier_yielding(MPI_Comm comm) {
+    if constexpr (kBlockingWaits) return PMPI_Barrier(comm);
     MPI_Request request = MPI_REQUEST_NULL;
     REDUX_MPI(PMPI_Ibarrier(comm, &request));
     return wait_internal(request);

@@ -23,12 +23,14 @@ constexpr int kPollsBeforeYield = 200;
 // Under SimGrid's SMPI (smpicxx defines SMPI_H) every rank is simulated in one process and simulated time
 // advances only when every rank is blocked: a polling loop would spin forever at one instant, or, with SMPI's
 // time injected per MPI_Test, pay that time on every poll. There the waits block (MPI_Wait, MPI_Waitany); no
-// core is shared, so the reason for polling does not apply.
+// core is shared, so the reason for polling does not apply. The collectives are the blocking ones there too:
+// SMPI's nonblocking collectives are linear (every rank to every rank), too slow to simulate at scale.
 #ifdef SMPI_H
-constexpr bool kBlockingWaits = true;
+constexpr bool kSimulatedRanks = true;
 #else
-constexpr bool kBlockingWaits = false;
+constexpr bool kSimulatedRanks = false;
 #endif
+constexpr bool kBlockingWaits = kSimulatedRanks;
 
 // MPI_Test(&request, &done, MPI_STATUS_IGNORE), where a null request is done: SimGrid 3.32's MPI_Test leaves
 // the flag unset for one when the status is ignored.

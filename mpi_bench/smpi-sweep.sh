@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The scale sweep on simulated ranks (SimGrid SMPI, build-smpi): libredux's strategies and auto against the
+# reduce algorithms SimGrid implements after the MPI libraries (the ompi, mpich and mvapich2 selectors and the
+# plain binomial tree), on homogeneous and heterogeneous platforms.
+#   mpi_bench/smpi-sweep.sh OUT_DIR
+# Writes OUT_DIR/results.csv (platform,ranks,algorithm,bytes,c_over_d,commutative,measured_us,predicted_us),
+# OUT_DIR/*.png (mpi_bench/smpi/plot.py), and every run's own CSV and log under OUT_DIR/runs/.
+#
+# One job = one smpirun of mpi_bench for one (platform, ranks, size, c/d, commutativity): either every libredux
+# strategy and auto together, or one MPI library's algorithm (mpi_bench's "native" with --cfg=smpi/reduce:X;
+# those rows are named mpi-ompi, mpi-mpich, mpi-mvapich2, mpi-binomial and have no prediction). SimGrid is
+# single-threaded: JOBS (default: the cores) jobs run at once. Time is simulated and deterministic, so one timed
+# iteration after one warm-up is the measurement, timed from a start all ranks agreed on (--sync window: a
+# barrier lets the ranks go a latency apart, and on the racks platform that skew added up to 0.46 ms).
+#
+# Platforms (mpi_bench/smpi/platform.py): homo = one non-blocking switch, every node on a 10 Gbit/s link of 1 us;
+# racks = 4 racks of 10 Gbit/s/1 us, 1 Gbit/s/10 us, 500 Mbit/s/50 us and 100 Mbit/s/100 us node links, ranks
+# dealt round-robin over the racks. c/d: the op injects c = (c/d) x d per application to the whole vector,
+# d being one transfer of the vector on the platform's slowest node link (spin:NS, NS rounded to whole
+# nanoseconds per element, at least 1 when c/d > 0); c/d = 0 is MPI_SUM (the program's own CPU time is not
+# simulated) or, not commutative, spin:0.
+#
+# The grid (GRID=full, the default; GRID=quick for a look in a minute) is cut where SimGrid's time grows too fast
+# to fit 30 minutes of a 2-core machine: see the grid_* functions. Memory: 4 MiB runs stop at 256 ranks
+# (every rank holds several copies of the vector).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if (($# != 1)); then
+    sed -n '4,5p' "$0" >&2
+    exit 2
+fi
+out="$(mkdir -p "$1" && cd "$1" && pwd)"
+bench="${BENCH:-${root}/build-smpi/mpi_bench/mpi_bench}"
+jobs="${JOBS:-$(nproc)}"
+grid="${GRID:-full}"
+if [[ ! -x "${bench}" ]]; then
+    echo "smpi-sweep: ${bench} not found: build it with cmake/setup-debian.sh (build-smpi)" >&2
+    exit 1
+fi
+mkdir -p "${out}/runs" "${out}/platforms"
+
+# config PLATFORM RANKS BYTES C_OVER_D COMMUTATIVE(1|0): one line per job of that configuration.
+config() {
+    local kind
+    for kind in libredux mpi-ompi mpi-mpich mpi-mvapich2 mpi-binomial; do
+        echo "$1 $2 $3 $4 $5 ${kind}"
+    done
+}
+
+grid_quick() {
+    for ratio in 0 1; do config homo 16 8 "${ratio}" 1; config homo 16 65536 "${ratio}" 1; done
+    config homo 64 65536 1 0
+    config racks 16 8 1 1
+}
+
+grid_full() {
+    local ranks bytes ratio
+    for ranks in 16 64 256; do  # everything
+        for bytes in 8 65536 4194304; do
+            for ratio in 0 0.1 1 10; do config homo "${ranks}" "${bytes}" "${ratio}" 1; done
+            config homo "${ranks}" "${bytes}" 1 0
+        done
+        for bytes in 8 65536; do
+            for ratio in 0 1; do config racks "${ranks}" "${bytes}" "${ratio}" 1; done
+        done
+    done
+    for ratio in 0 1 10; do config homo 1024 8 "${ratio}" 1; done
+    config homo 1024 8 1 0
+    config homo 1024 65536 1 1
+    config racks 1024 8 1 1
+    config homo 4096 8 1 1
+    config homo 4096 8 1 0
+}
+
+# d of one vector of BYTES on PLATFORM's slowest node link, in seconds (the model of platform.py: latency at
+# both ends plus the bytes over the bandwidth).
+transfer_s() {
+    case "$1" in
+        homo) python3 -c "print(2 * 1e-6 + $2 * 8 / 10e9)" ;;
+        racks) python3 -c "print(2 * 100e-6 + 5e-6 + $2 * 8 / 100e6)" ;;
+    esac
+}
+
+platform_prefix() {  # writes the platform once
+    local prefix="${out}/platforms/$1-$2"
+    if [[ ! -f "${prefix}.xml" ]]; then
+        case "$1" in
+            homo) python3 "${root}/mpi_bench/smpi/platform.py" homo "$2" 1us 10Gbps "${prefix}" ;;
+            racks) python3 "${root}/mpi_bench/smpi/platform.py" racks "$2" 4 "${prefix}" ;;
+        esac
+    fi
+    echo "${prefix}"
+}
+
+run_job() {
+    local platform="$1" ranks="$2" bytes="$3" ratio="$4" commutative="$5" kind="$6"
+    local name="${platform}-${ranks}-${bytes}-c${ratio}-$([[ ${commutative} == 1 ]] && echo comm || echo noncomm)-${kind}"
+    local prefix d_s ns op=() algorithms settings=()
+    prefix="$(platform_prefix "${platform}" "${ranks}")"
+    d_s="$(transfer_s "${platform}" "${bytes}")"
+    ns="$(python3 -c "r = ${ratio}; print(0 if r == 0 else max(1, round(r * ${d_s} * 1e9 / (${bytes} // 8))))")"
+    if [[ ${commutative} == 1 && ${ns} == 0 ]]; then
+        op=(--op sum)
+    else
+        op=(--op "spin:${ns}")
+        [[ ${commutative} == 1 ]] || op+=(--noncommutative)
+    fi
+    if [[ ${kind} == libredux ]]; then
+        algorithms="optimal,fibonacci,binomial,chain,binary,ksss,two-tree,auto"
+        [[ ${platform} == racks ]] && algorithms="${algorithms},snf,hetero-greedy,two-level"
+    else
+        algorithms=native
+        settings=(--cfg=smpi/reduce:"${kind#mpi-}")
+    fi
+    local start=${SECONDS} status=0
+    timeout "${JOB_TIMEOUT:-900}" "${root}/mpi_bench/smpi/run.sh" "${prefix}" "${ranks}" "${settings[@]}" -- \
+        "${bench}" --algorithms "${algorithms}" --sizes "${bytes}" --iterations 1 --warmup 1 --sync window "${op[@]}" \
+        --csv "${out}/runs/${name}.csv" >"${out}/runs/${name}.log" 2>&1 || status=$?
+    echo "${name} ${status} $((SECONDS - start))" >>"${out}/runs/jobs.txt"
+    echo "smpi-sweep: ${name}: exit ${status}, $((SECONDS - start)) s"
+}
+export -f run_job platform_prefix transfer_s
+export root out bench
+
+start=${SECONDS}
+: >"${out}/runs/jobs.txt"
+# the largest first, so that the long jobs do not end the sweep alone
+"grid_${grid}" | sort -k2,2nr -k3,3nr | xargs -P "${jobs}" -L 1 bash -c 'run_job "$@"' _
+echo "smpi-sweep: $(wc -l <"${out}/runs/jobs.txt") jobs in $((SECONDS - start)) s on ${jobs} at once"
+python3 "${root}/mpi_bench/smpi/collect.py" "${out}"

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Writes a SimGrid platform (XML, version 4.1) and a hostfile for smpirun.
+
+  platform.py homo HOSTS LATENCY BANDWIDTH PREFIX    one switch, every node on a private link of that latency
+                                                     and bandwidth (e.g. 1us 10Gbps)
+  platform.py racks HOSTS RACKS PREFIX               RACKS racks whose node links differ: 10Gbps/1us, 1Gbps/10us,
+                                                     500Mbps/50us, 100Mbps/100us, cycled; racks joined by a core
+                                                     switch (40Gbps, 5us)
+
+Writes PREFIX.xml and PREFIX.hosts. The racks' hostfile deals the ranks round-robin over the racks, so that
+consecutive ranks sit on different kinds of node (a rank order that knows nothing of the network, as an MPI
+library's default placement often does).
+
+The network is the one the cost model assumes, so that under SimGrid's plain latency/bandwidth model (CM02)
+measured time can be held against predicted time: each node's link is split-duplex (it sends and receives at
+full speed at once) and every switch is non-blocking (FATPIPE: each flow gets the switch's full bandwidth, so
+the switch is never the bottleneck). A message from a to b then takes lat_a + lat_switch + lat_b plus its bytes
+over min(bw_a, bw_b); messages that share a node's link in one direction share its bandwidth.
+"""
+import sys
+
+RACK_KINDS = [("10Gbps", "1us"), ("1Gbps", "10us"), ("500Mbps", "50us"), ("100Mbps", "100us")]
+
+
+def cluster(name, hosts, bandwidth, latency):
+    return ('  <cluster id="%s" prefix="%s-" suffix="" radical="0-%d" speed="1Gf" core="1" bw="%s" lat="%s" '
+            'sharing_policy="SPLITDUPLEX" bb_bw="1000Gbps" bb_lat="0us" bb_sharing_policy="FATPIPE" '
+            'router_id="%s-router"/>' % (name, name, hosts - 1, bandwidth, latency, name))
+
+
+def write(prefix, body, hosts):
+    head = ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
+            '<platform version="4.1">']
+    with open(prefix + ".xml", "w") as out:
+        out.write("\n".join(head + body + ["</platform>"]) + "\n")
+    with open(prefix + ".hosts", "w") as out:
+        out.write("\n".join(hosts) + "\n")
+
+
+def homo(hosts, latency, bandwidth, prefix):
+    write(prefix, [cluster("node", hosts, bandwidth, latency)], ["node-%d" % i for i in range(hosts)])
+
+
+def racks(hosts, count, prefix):
+    sizes = [hosts // count + (1 if r < hosts % count else 0) for r in range(count)]
+    body = ['<zone id="world" routing="Full">']
+    for r, size in enumerate(sizes):
+        bandwidth, latency = RACK_KINDS[r % len(RACK_KINDS)]
+        body.append(cluster("rack%d" % r, size, bandwidth, latency))
+    body.append('  <link id="core" bandwidth="40Gbps" latency="5us" sharing_policy="FATPIPE"/>')
+    for a in range(count):
+        for b in range(a + 1, count):
+            body.append('  <zoneRoute src="rack%d" dst="rack%d" gw_src="rack%d-router" gw_dst="rack%d-router">'
+                        '<link_ctn id="core"/></zoneRoute>' % (a, b, a, b))
+    body.append("</zone>")
+    order, taken, r = [], [0] * count, 0
+    while len(order) < hosts:
+        if taken[r] < sizes[r]:
+            order.append("rack%d-%d" % (r, taken[r]))
+            taken[r] += 1
+        r = (r + 1) % count
+    write(prefix, body, order)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[1] == "homo":
+        homo(int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5])
+    elif len(sys.argv) == 5 and sys.argv[1] == "racks":
+        racks(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+    else:
+        sys.exit(__doc__)

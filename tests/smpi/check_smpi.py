@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""libredux on 64 simulated ranks (SimGrid SMPI, CM02): every strategy gives the right result, and its measured
+time is its predicted time.
+
+  check_smpi.py BENCH RUN_SH PLATFORM_PY
+
+Runs mpi_bench (built with smpicxx) under mpi_bench/smpi/run.sh on a 64-node platform (one switch, 10 Gbit/s and
+1 us per node link) written by mpi_bench/smpi/platform.py: MPI_SUM on doubles (commutative, c = 0) at 64 KiB
+and 4 MiB, and spin:7 not commutative (c about d) at 64 KiB; every strategy, and auto but at 4 MiB (its trials
+there take minutes to simulate); one timed iteration after a warm-up, from an agreed start. mpi_bench checks every algorithm's result against its own sequential
+reduction before and after timing and exits 1 on a wrong one.
+
+Time under CM02 is deterministic: a strategy's measured time must be its prediction within 2 %. Where the model
+is known not to describe what the simulation does, the case is listed in KNOWN_GAPS with the reason, and held to
+that looser bound instead (so that it still fails if it gets worse); a known gap that closes fails too, so the
+list stays true.
+"""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+TOLERANCE = 0.02
+# (strategy, bytes, op or None for both) -> (lowest, highest) measured / predicted, and why it is not within 2 %.
+TWO_TREES = ("the model gives each tree its own send stream, while a rank's sends in the two trees share its one "
+             "link in the simulation")
+KNOWN_GAPS = {
+    ("two-tree", 65536, None): (1.0, 1.35, TWO_TREES),
+    ("two-tree", 4194304, "sum"): (1.0, 1.80, TWO_TREES),
+    ("fibonacci", 65536, "sum"): (0.90, 1.0, "part of a 64 KiB transfer is latency, which two children's transfers "
+                                  "spend together; the one-port model counts it twice"),
+    ("chain", 65536, "spin"): (0.75, 1.0, "segments of 1.1 KB are mostly latency, and their latencies overlap in "
+                               "flight; the segmented model holds the port for all of d"),
+}
+
+
+def run(bench, run_sh, prefix, sizes, op_args, csv_path):
+    command = [run_sh, prefix, "64", "--", bench, "--sizes", sizes, "--iterations", "1", "--warmup", "1",
+               "--sync", "window", "--csv", csv_path] + op_args
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1200)
+    if done.returncode != 0:
+        print(done.stdout[-4000:], done.stderr[-4000:], sep="\n")
+        raise SystemExit("FAIL: mpi_bench exited %d (1: a wrong result): %s" % (done.returncode, " ".join(command)))
+    with open(csv_path) as f:
+        return list(csv.DictReader(f))
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    bench, run_sh, platform_py = sys.argv[1:]
+    failures, checked = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = os.path.join(tmp, "homo-64")
+        subprocess.run([sys.executable, platform_py, "homo", "64", "1us", "10Gbps", prefix], check=True,
+                       capture_output=True)
+        strategies = "optimal,fibonacci,binomial,chain,binary,ksss,two-tree"
+        jobs = (("sum", "65536", ["--op", "sum"]),
+                ("sum", "4194304", ["--op", "sum", "--algorithms", strategies]),
+                ("spin", "65536", ["--op", "spin:7", "--noncommutative"]))
+        for number, (op, sizes, op_args) in enumerate(jobs):
+            rows = run(bench, run_sh, prefix, sizes, op_args, os.path.join(tmp, "%d.csv" % number))
+            predicted = {r["algorithm"] for r in rows if r["predicted_us"]}
+            if not set(strategies.split(",")) <= predicted:
+                failures.append("%s %s: only %s have a prediction" % (op, sizes, sorted(predicted)))
+            for r in rows:
+                # auto's prediction is that of the plan the model ranks first; it runs the one its trials found
+                # fastest, checked in that strategy's own row
+                if not r["predicted_us"] or r["algorithm"] == "auto":
+                    continue
+                ratio = float(r["median_us"]) / float(r["predicted_us"])
+                key = (r["algorithm"], int(r["bytes"]))
+                low, high, why = KNOWN_GAPS.get(key + (op,), KNOWN_GAPS.get(key + (None,), (
+                    1 - TOLERANCE, 1 + TOLERANCE, "")))
+                line = "%-9s %-10s %8s B %-4s measured %10.2f us predicted %10.2f us ratio %.3f %s" % (
+                    r["algorithm"], "(" + r["ran"] + ")", r["bytes"], op, float(r["median_us"]),
+                    float(r["predicted_us"]), ratio, "[known gap: %s]" % why if why else "")
+                print(line)
+                checked += 1
+                if not low <= ratio <= high:
+                    failures.append(line + " outside [%.2f, %.2f]" % (low, high))
+                elif why and abs(ratio - 1) <= TOLERANCE:
+                    failures.append(line + " is within 2 %%: the gap closed, take it off KNOWN_GAPS")
+    if checked == 0:
+        failures.append("no row with a prediction")
+    for f in failures:
+        print("FAIL: " + f)
+    if failures:
+        sys.exit(1)
+    print("PASS: %d predictions checked" % checked)
+
+
+if __name__ == "__main__":
+    main()
