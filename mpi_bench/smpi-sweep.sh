@@ -20,9 +20,11 @@
 # nanoseconds per element, at least 1 when c/d > 0); c/d = 0 is MPI_SUM (the program's own CPU time is not
 # simulated) or, not commutative, spin:0.
 #
-# The grid (GRID=full, the default; GRID=quick for a look in a minute) is cut where SimGrid's time grows too fast
-# to fit 30 minutes of a 2-core machine: see the grid_* functions. Memory: 4 MiB runs stop at 256 ranks
-# (every rank holds several copies of the vector).
+# The grid (GRID=full, the default; GRID=small: its 16 and 64 ranks; GRID=small256: its 8 B on 256 ranks;
+# GRID=quick for a look in a minute) is cut where SimGrid's time grows too fast
+# to fit 30 minutes of a 2-core machine: see the grid_* functions (every size, c/d and commutativity at 16 and 64
+# ranks; fewer at 256; 8 B only at 1024, and at 4096 with SCALE=1). auto is left out at 4 MiB, where its trials take minutes of
+# simulation per job. Memory: 4 MiB runs stop at 256 ranks (every rank holds several copies of the vector).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,9 +56,9 @@ grid_quick() {
     config racks 16 8 1 1
 }
 
-grid_full() {
+grid_small() {  # 16 and 64 ranks, as in grid_full
     local ranks bytes ratio
-    for ranks in 16 64 256; do  # everything
+    for ranks in 16 64; do
         for bytes in 8 65536 4194304; do
             for ratio in 0 0.1 1 10; do config homo "${ranks}" "${bytes}" "${ratio}" 1; done
             config homo "${ranks}" "${bytes}" 1 0
@@ -65,12 +67,38 @@ grid_full() {
             for ratio in 0 1; do config racks "${ranks}" "${bytes}" "${ratio}" 1; done
         done
     done
-    for ratio in 0 1 10; do config homo 1024 8 "${ratio}" 1; done
+}
+
+grid_small256() {  # 8 B on 256 ranks, as in grid_full
+    local ratio
+    for ratio in 0 1 10; do config homo 256 8 "${ratio}" 1; done
+    config homo 256 8 1 0
+    for ratio in 0 1; do config racks 256 8 "${ratio}" 1; done
+}
+
+grid_full() {
+    local ranks bytes ratio
+    for ranks in 16 64; do  # everything
+        for bytes in 8 65536 4194304; do
+            for ratio in 0 0.1 1 10; do config homo "${ranks}" "${bytes}" "${ratio}" 1; done
+            config homo "${ranks}" "${bytes}" 1 0
+        done
+    done
+    for bytes in 8 65536; do
+        for ratio in 0 1 10; do config homo 256 "${bytes}" "${ratio}" 1; done
+        config homo 256 "${bytes}" 1 0
+    done
+    config homo 256 4194304 0 1
+    for ratio in 0 1; do config homo 1024 8 "${ratio}" 1; done
     config homo 1024 8 1 0
-    config homo 1024 65536 1 1
+    # 4096 ranks: SCALE=1 (each job over 10 minutes here, most of it SMPI copying the program once per rank)
+    [[ -z "${SCALE:-}" ]] || config homo 4096 8 1 1
+    for ranks in 16 64 256; do
+        for bytes in 8 65536; do
+            for ratio in 0 1; do config racks "${ranks}" "${bytes}" "${ratio}" 1; done
+        done
+    done
     config racks 1024 8 1 1
-    config homo 4096 8 1 1
-    config homo 4096 8 1 0
 }
 
 # d of one vector of BYTES on PLATFORM's slowest node link, in seconds (the model of platform.py: latency at
@@ -107,7 +135,9 @@ run_job() {
         [[ ${commutative} == 1 ]] || op+=(--noncommutative)
     fi
     if [[ ${kind} == libredux ]]; then
-        algorithms="optimal,fibonacci,binomial,chain,binary,ksss,two-tree,auto"
+        algorithms="optimal,fibonacci,binomial,chain,binary,ksss,two-tree"
+        # auto's trials at 4 MiB take minutes of simulation per job (510 s on 64 ranks): left out there
+        ((bytes >= 1048576)) || algorithms="${algorithms},auto"
         [[ ${platform} == racks ]] && algorithms="${algorithms},snf,hetero-greedy,two-level"
     else
         algorithms=native

@@ -86,6 +86,8 @@ def summary(rows, jobs_file):
 
 
 def plots(rows, out):
+    here = os.path.dirname(os.path.abspath(__file__))  # its platform.py would hide the standard module
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     try:
         import matplotlib
         matplotlib.use("Agg")
