@@ -110,15 +110,13 @@ transfer_s() {
     esac
 }
 
-platform_prefix() {  # writes the platform once
-    local prefix="${out}/platforms/$1-$2"
-    if [[ ! -f "${prefix}.xml" ]]; then
-        case "$1" in
-            homo) python3 "${root}/mpi_bench/smpi/platform.py" homo "$2" 1us 10Gbps "${prefix}" ;;
-            racks) python3 "${root}/mpi_bench/smpi/platform.py" racks "$2" 4 "${prefix}" ;;
-        esac
-    fi
-    echo "${prefix}"
+platform_prefix() { echo "${out}/platforms/$1-$2"; }
+
+write_platform() {  # PLATFORM RANKS, before any job runs (two jobs writing one file would race)
+    case "$1" in
+        homo) python3 "${root}/mpi_bench/smpi/platform.py" homo "$2" 1us 10Gbps "$(platform_prefix "$1" "$2")" ;;
+        racks) python3 "${root}/mpi_bench/smpi/platform.py" racks "$2" 4 "$(platform_prefix "$1" "$2")" ;;
+    esac
 }
 
 run_job() {
@@ -155,7 +153,10 @@ export root out bench
 
 start=${SECONDS}
 : >"${out}/runs/jobs.txt"
+job_list="$("grid_${grid}")"
+while read -r platform ranks; do write_platform "${platform}" "${ranks}" >/dev/null; done \
+    < <(awk '{print $1, $2}' <<<"${job_list}" | sort -u)
 # the largest first, so that the long jobs do not end the sweep alone
-"grid_${grid}" | sort -k2,2nr -k3,3nr | xargs -P "${jobs}" -L 1 bash -c 'run_job "$@"' _
+sort -k2,2nr -k3,3nr <<<"${job_list}" | xargs -P "${jobs}" -L 1 bash -c 'run_job "$@"' _
 echo "smpi-sweep: $(wc -l <"${out}/runs/jobs.txt") jobs in $((SECONDS - start)) s on ${jobs} at once"
 python3 "${root}/mpi_bench/smpi/collect.py" "${out}"

@@ -1,5 +1,7 @@
 #include "yielding.hpp"
 
+#include "mpi/yielding.hpp"
+
 #include <sched.h>
 #include <time.h>
 
@@ -8,11 +10,7 @@ namespace {
 
 // Simulated ranks (SimGrid's SMPI): waits block and collectives are the blocking ones, as in libredux
 // (libredux/src/mpi/yielding.hpp says why).
-#ifdef SMPI_H
-constexpr bool kSimulatedRanks = true;
-#else
-constexpr bool kSimulatedRanks = false;
-#endif
+using redux::kSimulatedRanks;
 
 // Waits longer than this are long on any machine: from then on, the waiting rank sleeps between polls.
 constexpr double kSpinBeforeSleepS = 1e-3;

@@ -114,7 +114,6 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
     return MPI_SUCCESS;
 }
 
-// The latency part (alpha) of the link class that gives d at `bytes` (transfer_for's).
 // The segment size asked for: the call's, else REDUX_SEGMENT_BYTES (-1: as the model says, 0: unsegmented).
 long long segment_bytes_for(const CommState& state, const PlanKey& key) {
     return key.segment_bytes >= 0 ? key.segment_bytes : state.config.segment_bytes;
