@@ -10,7 +10,8 @@
 # checks the results of every call.
 # Skips (exit 77) without root or without the cluster tools; CLUSTER_TOOLS overrides where they are. The
 # emulated latency comes from a user-space daemon: on a heavily loaded host the links themselves are slower
-# than configured, and the 25 % check can fail (seen at load average 6 on 2 cores; it passes when idle).
+# than configured, and the timing checks can miss (seen at load average 6 on 2 cores, and once in CI): they get
+# a second run (below). Wrong structure (classes, candidates, pair count) fails at once.
 #   cluster_calibration_test.sh DRIVER [CLUSTER_TOOLS]
 set -u
 driver=$1
@@ -28,27 +29,34 @@ if ! SLOTS=2 "$tools/cluster-up.sh" 1ms:1gbit 1ms:1gbit 3ms:1gbit >"$dir/up.log"
     echo "skipped: the emulated cluster cannot start on this machine"
     exit 77
 fi
-MPIT_TIMEOUT=120 "$tools/cluster-run.sh" -np 6 -x REDUX_CALIBRATION_FILE="$dir/calibration.json" \
-    -x REDUX_REPORT="$dir/report.jsonl" "$driver" >"$dir/run.log" 2>&1 || { cat "$dir/run.log"; exit 1; }
-python3 - "$dir/calibration.json" "$dir/report.jsonl" <<'PY'
+# attempt: one run of the driver (its result checks must pass) and the timing checks on what it wrote.
+attempt() {
+    rm -f "$dir/calibration.json" "$dir/report.jsonl"
+    MPIT_TIMEOUT=120 "$tools/cluster-run.sh" -np 6 -x REDUX_CALIBRATION_FILE="$dir/calibration.json" \
+        -x REDUX_REPORT="$dir/report.jsonl" "$driver" >"$dir/run.log" 2>&1 || { cat "$dir/run.log"; exit 1; }
+python3 - "$dir/calibration.json" "$dir/report.jsonl" >"$dir/check.log" 2>&1 <<'PY'
 import json, sys
 links = json.load(open(sys.argv[1]))["entries"][0]["links"]
 report = json.loads(open(sys.argv[2]).readline())
+def structure(ok, message):  # not a matter of timing: exit 99, no second run
+    if not ok:
+        print(message)
+        sys.exit(99)
 print("links:", json.dumps(links))
 print("calibration_s:", report["calibration_s"])
 inter = links["other_node"]["alpha_s"]
 assert abs(inter - 2e-3) <= 0.25 * 2e-3, f"other_node latency {inter} s is not within 25 % of 2 ms"
 local = [v["alpha_s"] for k, v in links.items() if k != "other_node"]
-assert local, "no same-node class: ranks on one node were not told apart from ranks on another"
+structure(local, "no same-node class: ranks on one node were not told apart from ranks on another")
 # Below, not far below: on a loaded 2-core host a shared-memory ping-pong can take most of a millisecond.
 assert max(local) < inter, f"same-node latency {max(local)} s is not below the inter-node one"
 predicted = report["predicted_by_strategy_s"]
 print("predicted:", json.dumps(predicted), "chose:", report["strategy"])
-assert "snf" in predicted and "hetero-greedy" in predicted, "the heterogeneous trees were not candidates"
+structure("snf" in predicted and "hetero-greedy" in predicted, "the heterogeneous trees were not candidates")
 pairs = report["node_pair_d_s"]
 print("node pairs:", json.dumps(pairs))
 path = [1e-3, 1e-3, 3e-3]
-assert len(pairs) == 3, f"{len(pairs)} nodes in node_pair_d_s, not 3"
+structure(len(pairs) == 3, f"{len(pairs)} nodes in node_pair_d_s, not 3")
 for a in range(3):
     for b in range(3):
         if a != b:
@@ -56,3 +64,17 @@ for a in range(3):
             assert abs(pairs[a][b] - want) <= 0.3 * want, f"d between nodes {a} and {b}: {pairs[a][b]} s, not {want} s"
 print("ok")
 PY
+    return $?
+}
+# The timing checks get a second run when the first misses them: the links' delay comes from a user-space daemon
+# that a loaded host slows down (CI once measured 2.9 ms for a 2 ms path, the other pairs within 30 %). A wrong
+# class or pair structure fails both runs; a failed driver (wrong results) fails at once.
+for try in 1 2; do
+    attempt
+    status=$?
+    [ "$status" = 0 ] && { cat "$dir/check.log"; exit 0; }
+    cat "$dir/check.log"
+    [ "$status" = 99 ] && exit 1
+    echo "attempt $try: timing checks missed"
+done
+exit 1
