@@ -4,6 +4,7 @@
 // solution against the program's constraints, simple bounds on random platforms, the trees (valid reduction
 // trees whose weights add up to TP and whose flow the program allows, cycles cancelled), the per-rank form, the
 // period, Proposition 4's fixed-period bound, and the column generation's TP against the program's.
+#include "plan/plain_trees.hpp"
 #include "plan/steady_state.hpp"
 #include "plan/tree_packing.hpp"
 #include "plan/weighted_trees.hpp"
@@ -494,6 +495,130 @@ TEST(TreePacking, RefusesWhatItCannotSolve) {
     ASSERT_TRUE(none.has_value()) << error;
     EXPECT_EQ(none->solution.throughput_per_s, 0.0);
     EXPECT_TRUE(none->trees.empty());
+}
+
+// Target 0 with links of 1 s to participants 1 and 2, which are 3 s apart; folds free. Plain trees: the star
+// (0 receives twice), the chains 2 -> 1 -> 0 and 1 -> 2 -> 0. With weights x (star), y and z (chains), by hand:
+//     0's receive port:  2x + y + z <= 1,   1's send port:  x + y + 3z <= 1,   2's send port:  x + 3y + z <= 1
+// (1's and 2's receive ports, 3y and 3z <= 1, are looser). Maximising x + y + z: x = 1/3, y = z = 1/6, TP = 2/3
+// (the dual prices 1/3 on 0's receive port and 1/6 on each send port prove it), where the star alone gives 1/2.
+SteadyStatePlatform triangle() {
+    SteadyStatePlatform platform(3, 0);
+    for (int32_t u = 0; u < 3; ++u) {
+        for (int32_t v = 0; v < 3; ++v) {
+            if (u != v) platform.set_transfer_s(u, v, u != 0 && v != 0 ? 3.0 : 1.0);
+        }
+    }
+    return platform;
+}
+
+// The parent vector is an in-tree towards `root` over all nodes: -1 at the root only, every walk reaches it.
+bool is_in_tree(const std::vector<int32_t>& parent, int32_t root) {
+    const auto k = static_cast<int32_t>(parent.size());
+    for (int32_t u = 0; u < k; ++u) {
+        if ((parent[static_cast<size_t>(u)] < 0) != (u == root)) return false;
+        int32_t w = u;
+        for (int32_t steps = 0; w != root; ++steps) {
+            if (steps > k || w < 0 || w >= k) return false;
+            w = parent[static_cast<size_t>(w)];
+        }
+    }
+    return true;
+}
+
+TEST(PlainTrees, TriangleNeedsSeveralTrees) {
+    std::string error;
+    const std::optional<PlainTreePacking> packing = pack_plain_trees(triangle(), {}, &error);
+    ASSERT_TRUE(packing.has_value()) << error;
+    EXPECT_NEAR(packing->throughput_per_s, 2.0 / 3.0, 1e-9);
+    EXPECT_GE(packing->trees.size(), 2u);
+    double best_alone = 0;
+    for (const PlainTree& tree : packing->trees) {
+        EXPECT_TRUE(is_in_tree(tree.parent, 0));
+        best_alone = std::max(best_alone, plain_tree_throughput(triangle(), tree.parent));
+    }
+    EXPECT_NEAR(best_alone, 0.5, 1e-12);  // the star; each chain alone: 1/3
+    EXPECT_NEAR(plain_tree_throughput(triangle(), {-1, 0, 0}), 0.5, 1e-12);
+    EXPECT_NEAR(plain_tree_throughput(triangle(), {-1, 0, 1}), 1.0 / 3.0, 1e-12);
+}
+
+TEST(PlainTrees, MinimumInTreeAgainstEveryTree) {
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<double> draw(0.0, 10.0);
+    for (int32_t round = 0; round < 40; ++round) {
+        const int32_t k = 2 + round % 5, root = round % k;
+        std::vector<double> cost(static_cast<size_t>(k * k));
+        for (double& c : cost) c = draw(rng) < 1.5 ? std::numeric_limits<double>::infinity() : draw(rng);
+        auto total = [&](const std::vector<int32_t>& parent) {
+            double sum = 0;
+            for (int32_t u = 0; u < k; ++u) {
+                if (u != root) sum += cost[static_cast<size_t>(u * k + parent[static_cast<size_t>(u)])];
+            }
+            return sum;
+        };
+        // Every parent function, k^(k-1) of them at most.
+        double best = std::numeric_limits<double>::infinity();
+        std::vector<int32_t> parent(static_cast<size_t>(k), 0);
+        parent[static_cast<size_t>(root)] = -1;
+        for (bool more = true; more;) {
+            if (is_in_tree(parent, root)) best = std::min(best, total(parent));
+            more = false;
+            for (int32_t u = 0; u < k && !more; ++u) {
+                if (u == root) continue;
+                int32_t& p = parent[static_cast<size_t>(u)];
+                if (++p < k) more = true; else p = 0;
+            }
+        }
+        SCOPED_TRACE("round " + std::to_string(round));
+        const std::vector<int32_t> found = minimum_in_tree(k, root, cost);
+        if (best == std::numeric_limits<double>::infinity()) {
+            EXPECT_TRUE(found.empty() || total(found) == best);
+            continue;
+        }
+        ASSERT_TRUE(is_in_tree(found, root));
+        EXPECT_NEAR(total(found), best, 1e-9 * best);
+    }
+}
+
+TEST(PlainTrees, WeightsWithinEveryPort) {
+    std::vector<SteadyStatePlatform> platforms{chain_of_three(), triangle()};
+    // Homogeneous, one port: the chain sends and receives one value per node and reduction, TP = 1 / max(t, f).
+    platforms.push_back(SteadyStatePlatform::complete(std::vector<double>(25, 1.0), std::vector<double>(5, 0.25), 0));
+    std::mt19937 rng(7);
+    for (int32_t round = 0; round < 8; ++round) platforms.push_back(random_platform(3 + round % 6, round % 3, rng));
+    for (size_t k = 0; k < platforms.size(); ++k) {
+        const SteadyStatePlatform& platform = platforms[k];
+        SCOPED_TRACE("platform " + std::to_string(k));
+        std::string error;
+        const std::optional<PlainTreePacking> plain = pack_plain_trees(platform, {}, &error);
+        ASSERT_TRUE(plain.has_value()) << error;
+        const double tp = plain->throughput_per_s;
+        EXPECT_GE(plain->upper_bound_per_s, tp * (1 - 1e-9));
+        // The chain of three has one plain tree, whose 1 folds 2 s per reduction: TP 1/2, where the program
+        // reaches 3/4 by forwarding (chain_of_three). The homogeneous platform: 1.
+        if (k == 0) {
+            EXPECT_NEAR(tp, 0.5, 1e-9);
+        } else if (k == 2) {
+            EXPECT_NEAR(tp, 1.0, 1e-9);
+        }
+        const int32_t p = platform.size();
+        std::vector<double> busy(static_cast<size_t>(3 * p), 0.0);  // the weighted trees together, per second
+        double sum = 0;
+        for (const PlainTree& tree : plain->trees) {
+            ASSERT_TRUE(is_in_tree(tree.parent, platform.target()));
+            EXPECT_LE(plain_tree_throughput(platform, tree.parent), tp * (1 + 1e-9));
+            sum += tree.per_s;
+            for (int32_t u = 0; u < p; ++u) {
+                const int32_t v = tree.parent[static_cast<size_t>(u)];
+                if (v < 0) continue;
+                busy[static_cast<size_t>(u)] += tree.per_s * platform.transfer_s(u, v);
+                busy[static_cast<size_t>(p + v)] += tree.per_s * platform.transfer_s(u, v);
+                busy[static_cast<size_t>(2 * p + v)] += tree.per_s * platform.fold_s(v);
+            }
+        }
+        EXPECT_NEAR(sum, tp, 1e-12 * tp);
+        for (double b : busy) EXPECT_LE(b, 1 + 1e-9);
+    }
 }
 
 }  // namespace

@@ -42,27 +42,23 @@
 // master), so it is not done.
 #include "plan/tree_packing.hpp"
 
-#include "plan/glpk_problem.hpp"
+#include "plan/column_generation.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <set>
 
 namespace redux {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-// The price of a unit of busy time of each resource, in the scaled time unit, in the master's row order: the send
-// ports of participants 0..p-1, then their receive ports, then their folding.
-using Prices = std::vector<double>;
+using column_generation::kInfinity;
+using column_generation::Prices;
 
 // Step 2: the cheapest reduction tree under given prices.
 class CheapestTree {
 public:
+    using Column = WeightedTree;
     CheapestTree(const SteadyStatePlatform& platform, double unit_s)
         : p_(platform.size()),
           target_(platform.target()),
@@ -98,6 +94,28 @@ public:
         const double cost = cost_[slot(full, target_)];
         if (cost < kInfinity) tree = build(full);
         return cost;
+    }
+
+    // The time one reduction along `tree` keeps each resource busy, scaled, in row order (as Prices).
+    std::vector<double> busy(const WeightedTree& tree) const {
+        std::vector<double> busy(static_cast<size_t>(3 * p_), 0.0);
+        for (const auto& t : tree.transfers) {
+            busy[static_cast<size_t>(t.from)] += transfer_[at(t.from, t.to)];
+            busy[static_cast<size_t>(p_ + t.to)] += transfer_[at(t.from, t.to)];
+        }
+        for (const auto& f : tree.folds) busy[static_cast<size_t>(2 * p_ + f.node)] += fold_[static_cast<size_t>(f.node)];
+        return busy;
+    }
+
+    // The tree as a sorted list of its transfers and folds, to notice the pricing handing back one the master has.
+    std::vector<int32_t> signature(const WeightedTree& tree) const {
+        std::vector<std::vector<int32_t>> items;
+        for (const auto& t : tree.transfers) items.push_back({0, t.from, t.to, t.value.first, t.value.last});
+        for (const auto& f : tree.folds) items.push_back({1, f.node, f.left.first, f.left.last, f.right.last});
+        std::sort(items.begin(), items.end());
+        std::vector<int32_t> flat;
+        for (const auto& item : items) flat.insert(flat.end(), item.begin(), item.end());
+        return flat;
     }
 
 private:
@@ -201,134 +219,6 @@ private:
     std::vector<int32_t> open_;       // Dijkstra's scratch
 };
 
-// The master program: 3p rows (send, receive, compute of each participant), a column per tree.
-class Master {
-public:
-    Master(const SteadyStatePlatform& platform, double unit_s) : platform_(platform), unit_s_(unit_s) {
-        const int32_t p = platform.size();
-        glp_set_obj_dir(lp(), GLP_MAX);
-        glp_add_rows(lp(), 3 * p);
-        for (int row = 1; row <= 3 * p; ++row) glp_set_row_bnds(lp(), row, GLP_UP, 0.0, 1.0);
-        glp_std_basis(lp());
-    }
-
-    glp_prob* lp() const { return problem_.get(); }
-
-    // The time one reduction along `tree` keeps each resource busy, scaled, in row order (as Prices).
-    std::vector<double> busy_of(const WeightedTree& tree) const {
-        const int32_t p = platform_.size();
-        std::vector<double> busy(static_cast<size_t>(3 * p), 0.0);
-        for (const auto& t : tree.transfers) {
-            const double s = platform_.transfer_s(t.from, t.to) / unit_s_;
-            busy[static_cast<size_t>(t.from)] += s;
-            busy[static_cast<size_t>(p + t.to)] += s;
-        }
-        for (const auto& f : tree.folds) {
-            busy[static_cast<size_t>(2 * p + f.node)] += platform_.fold_s(f.node) / unit_s_;
-        }
-        return busy;
-    }
-
-    // Adds the tree as a column; false when it keeps no resource busy (the throughput is unbounded).
-    bool add(const WeightedTree& tree) {
-        const std::vector<double> busy = busy_of(tree);
-        std::vector<int> index{0};
-        std::vector<double> value{0};
-        for (size_t r = 0; r < busy.size(); ++r) {
-            if (busy[r] > 0) index.push_back(static_cast<int>(r) + 1), value.push_back(busy[r]);
-        }
-        if (index.size() == 1) return false;
-        const int column = glp_add_cols(lp(), 1);
-        glp_set_col_bnds(lp(), column, GLP_LO, 0.0, 0.0);
-        glp_set_obj_coef(lp(), column, 1.0);
-        glp_set_mat_col(lp(), column, static_cast<int>(index.size()) - 1, index.data(), value.data());
-        trees_.push_back(tree);
-        return true;
-    }
-
-    // The duals of the rows. Those of <= rows of a maximisation are >= 0: round-off is clamped so that the
-    // pricing's costs stay >= 0.
-    Prices prices() const {
-        Prices prices(static_cast<size_t>(glp_get_num_rows(lp())));
-        for (size_t r = 0; r < prices.size(); ++r) {
-            prices[r] = std::max(0.0, glp_get_row_dual(lp(), static_cast<int>(r) + 1));
-        }
-        return prices;
-    }
-
-    // The trees with a non-zero weight in the master's current solution, weights per second.
-    std::vector<WeightedTree> weighted_trees(double tp) const {
-        std::vector<WeightedTree> out;
-        for (size_t c = 0; c < trees_.size(); ++c) {
-            const double x = glp_get_col_prim(lp(), static_cast<int>(c) + 1);
-            if (x <= 1e-12 * std::max(1.0, tp)) continue;
-            out.push_back(trees_[c]);
-            out.back().per_s = x / unit_s_;
-        }
-        return out;
-    }
-
-private:
-    const SteadyStatePlatform& platform_;
-    double unit_s_;
-    GlpkProblem problem_;
-    std::vector<WeightedTree> trees_;  // by column - 1
-};
-
-// A tree as a sorted list of its transfers and folds, to notice the pricing handing back one the master has.
-std::vector<int32_t> signature(const WeightedTree& tree) {
-    std::vector<std::vector<int32_t>> items;
-    for (const auto& t : tree.transfers) items.push_back({0, t.from, t.to, t.value.first, t.value.last});
-    for (const auto& f : tree.folds) items.push_back({1, f.node, f.left.first, f.left.last, f.right.last});
-    std::sort(items.begin(), items.end());
-    std::vector<int32_t> flat;
-    for (const auto& item : items) flat.insert(flat.end(), item.begin(), item.end());
-    return flat;
-}
-
-// Steps 2 and 3, with dual smoothing (Wentges): the prices that proved the lowest bound so far are the centre;
-// each round prices first at smoothing * centre + (1 - smoothing) * duals, which keeps the prices from swinging
-// from one extreme of the master's dual to another (the usual slow tail of column generation). If the tree
-// found there does not improve the master, it prices at the master's own duals, which either finds one that does
-// or proves the trees optimal.
-class Pricer {
-public:
-    Pricer(CheapestTree& cheapest, const Master& master, double smoothing, double relative_gap)
-        : cheapest_(cheapest), master_(master), smoothing_(smoothing), relative_gap_(relative_gap) {}
-
-    // A tree that improves the master under `duals` into `tree`; false when the trees found are optimal.
-    bool next(const Prices& duals, WeightedTree& tree) {
-        if (!centre_.empty() && smoothing_ > 0) {
-            Prices mixed(duals.size());
-            for (size_t r = 0; r < duals.size(); ++r) mixed[r] = smoothing_ * centre_[r] + (1 - smoothing_) * duals[r];
-            price(mixed, tree);
-            const std::vector<double> busy = master_.busy_of(tree);
-            if (1 - std::inner_product(busy.begin(), busy.end(), duals.begin(), 0.0) > relative_gap_) return true;
-        }
-        return price(duals, tree) < 1 - relative_gap_;
-    }
-
-    // The lowest bound on TP proved so far, scaled (infinite before any pricing at prices that cost something).
-    double upper() const { return upper_; }
-
-private:
-    // The cheapest tree under `prices` into `tree` and its cost C; prices / C is a feasible dual of the whole
-    // master, so sum(prices) / C bounds TP.
-    double price(const Prices& prices, WeightedTree& tree) {
-        const double cost = cheapest_.find(prices, tree);
-        const double bound = cost > 0 ? std::accumulate(prices.begin(), prices.end(), 0.0) / cost : kInfinity;
-        if (bound < upper_) upper_ = bound, centre_ = prices;
-        return cost;
-    }
-
-    CheapestTree& cheapest_;
-    const Master& master_;
-    double smoothing_;
-    double relative_gap_;
-    Prices centre_;
-    double upper_ = kInfinity;
-};
-
 std::optional<TreePacking> failed(std::string* error, const std::string& message) {
     if (error) *error = "pack_reduction_trees: " + message;
     return std::nullopt;
@@ -344,43 +234,22 @@ std::optional<TreePacking> pack_reduction_trees(const SteadyStatePlatform& platf
     }
     const double unit_s = platform.largest_time_s();
 
-    const auto start = std::chrono::steady_clock::now();
-    auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-    const QuietGlpk quiet;
     CheapestTree cheapest(platform, unit_s);
-    Master master(platform, unit_s);
-    Pricer pricer(cheapest, master, options.smoothing, options.relative_gap);
+    std::string why;
+    const auto found = column_generation::solve(
+        cheapest, p, {options.time_limit_s, options.relative_gap, options.smoothing, options.max_rounds}, why);
+    if (!found) return failed(error, why);
     TreePacking packing;
-    packing.solution = flow_of_trees(platform, {});
-
-    // The first tree: the least total busy time (every resource priced alike).
-    WeightedTree tree;
-    if (cheapest.find(Prices(static_cast<size_t>(3 * p), 1.0), tree) == kInfinity) {
-        return packing;  // some value cannot reach the target: TP = 0
-    }
-    std::set<std::vector<int32_t>> known;
-    double tp = 0;
-    do {
-        // A tree the master has already: its reduced cost is GLPK's round-off, the trees are optimal to that.
-        if (!known.insert(signature(tree)).second) break;
-        if (!master.add(tree)) return failed(error, "a tree that costs no time: the throughput is unbounded");
-        const double left_s = options.time_limit_s - elapsed_s();
-        if (left_s <= 0) return failed(error, "time limit reached");
-        if (packing.rounds++ >= options.max_rounds) return failed(error, "round limit reached");
-        const glp_smcp parm = simplex_parameters(false, left_s);
-        if (const int rc = glp_simplex(master.lp(), &parm); rc != 0) return failed(error, simplex_error(rc));
-        if (glp_get_status(master.lp()) == GLP_UNBND) return failed(error, simplex_error(GLP_ENODFS));
-        if (glp_get_status(master.lp()) != GLP_OPT) return failed(error, "no optimal solution");
-        tp = glp_get_obj_val(master.lp());
-    } while (tp < pricer.upper() * (1 - options.relative_gap) && pricer.next(master.prices(), tree));
-
-    packing.trees = master.weighted_trees(tp);
+    packing.trees = found->trees;
+    for (size_t t = 0; t < packing.trees.size(); ++t) packing.trees[t].per_s = found->weight[t] / unit_s;
     packing.solution = flow_of_trees(platform, packing.trees);
+    packing.rounds = found->rounds;
+    if (found->rounds == 0) return packing;  // some value cannot reach the target: TP = 0
     packing.solution.lp_rows = 3 * p;
-    packing.solution.lp_columns = glp_get_num_cols(master.lp());
-    packing.solution.lp_nonzeros = glp_get_num_nz(master.lp());
-    packing.solution.solve_s = elapsed_s();
-    packing.upper_bound_per_s = std::max(pricer.upper(), tp) / unit_s;
+    packing.solution.lp_columns = found->lp_columns;
+    packing.solution.lp_nonzeros = found->lp_nonzeros;
+    packing.solution.solve_s = found->solve_s;
+    packing.upper_bound_per_s = found->upper / unit_s;
     return packing;
 }
 
