@@ -149,6 +149,13 @@ void write_text_schedule(std::ostream& out, const Plan& plan) {
     if (plan.parent.size() == 1) out << "  (none: a single rank already holds the result)\n";
 }
 
+// The segments each tree carries (Plan::tree_of), the first tree first.
+std::vector<int64_t> segments_per_tree(const Plan& plan) {
+    std::vector<int64_t> count(1 + plan.more_trees.size(), 0);
+    for (int32_t j = 0; j < plan.segments; ++j) ++count[static_cast<size_t>(plan.tree_of(j))];
+    return count;
+}
+
 }  // namespace
 
 void put_json_number(std::ostream& out, double x) {
@@ -217,13 +224,15 @@ void write_plan_json(std::ostream& out, const Plan& plan) {
     put_json_array(out, plan.parent, put_int);
     out << ",\n  \"children\": ";
     put_json_children(out, plan);
-    out << ",\n  \"more_trees\": [";  // the two-tree's second tree (segment j along tree j % trees): parents
+    out << ",\n  \"more_trees\": [";  // the trees after the first (two-tree, multi-tree): parents
     for (size_t t = 0; t < plan.more_trees.size(); ++t) {
         out << (t > 0 ? ", " : "") << "{\"parent\": ";
         put_json_array(out, plan.more_trees[t].parent, put_int);
         out << '}';
     }
     out << ']';
+    out << ",\n  \"segments_per_tree\": ";  // how many of the segments go along each tree, the first tree first
+    put_json_array(out, segments_per_tree(plan), put_int);
     out << ",\n  \"ready\": ";
     put_json_array(out, plan.ready_s, put_double);
     out << ",\n  \"send_start\": ";
@@ -241,9 +250,10 @@ void write_plan_text(std::ostream& out, const Plan& plan) {
     out << "reduction plan: " << request_summary(plan, text_s) << '\n';
     write_text_tree(out, plan);
     const size_t trees = 1 + plan.more_trees.size();
+    const std::vector<int64_t> carried = segments_per_tree(plan);
     for (size_t t = 1; t < trees; ++t) {
-        out << "tree " << t << " of " << trees << " (segments j with j % " << trees << " = " << t
-            << "; the tree above carries j % " << trees << " = 0), parent by rank:";
+        out << "tree " << t << " of " << trees << " (" << carried[t] << " of the " << plan.segments
+            << " segments; the tree above carries " << carried[0] << "), parent by rank:";
         for (int32_t p : plan.more_trees[t - 1].parent) out << ' ' << p;
         out << '\n';
     }

@@ -48,11 +48,13 @@ TEST(StrategyTable, PublicValuesNeverChange) {
     EXPECT_EQ(REDUX_ALGORITHM_CHAIN, 11);
     EXPECT_EQ(REDUX_ALGORITHM_BINARY, 12);
     EXPECT_EQ(REDUX_ALGORITHM_KSSS, 13);
+    EXPECT_EQ(REDUX_ALGORITHM_TWO_TREE, 14);
+    EXPECT_EQ(REDUX_ALGORITHM_MULTI_TREE, 15);
 }
 
 TEST(StrategyTable, NamesForConfigurationLeaveOutTheLimitedOnes) {
     EXPECT_EQ(strategy_names(", ", library_strategy),
-              "optimal, fibonacci, binomial, snf, hetero-greedy, two-level, chain, binary, ksss, two-tree");
+              "optimal, fibonacci, binomial, snf, hetero-greedy, two-level, chain, binary, ksss, two-tree, multi-tree");
     for (const StrategyInfo& info : strategies()) {
         EXPECT_EQ(strategy_needs_limit(info.strategy), info.needs == Needs::limit) << info.name;
         EXPECT_EQ(strategy_needs_hetero_costs(info.strategy),

@@ -11,12 +11,18 @@
 // ReceiveTogether: a star whose root posts its children's receives one after the other, or all at once as plans
 // with a time in flight ask (RankProgram::receive_together), from small vectors to ones past the eager limits.
 //
+// WeightedTrees: segments dealt to several trees (the multi-tree strategy, RankProgram::deal): random trees towards
+// the root with random deals, and the planner's own multi-tree plans, for every root, in place or not, from one
+// element to past the eager limits, with commutative user ops: the rank-order sum either way.
+//
 // MidwayError: an MPI error inside the executor (injected by the request counter at the root, after requests
 // are posted; unsegmented and in segments of one int) is returned and reaches the user's error handler once, and every
 // request the call started has been completed or cancelled when it returns. The other ranks' calls return (small
 // messages are sent eagerly).
 #include "exec/executor.hpp"
 #include "counting_errhandler.hpp"
+#include "plan/multi_tree.hpp"
+#include "plan/planner.hpp"
 #include "reduce_check.hpp"
 #include "request_counter.hpp"
 #include "user_ops.hpp"
@@ -27,6 +33,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -51,7 +58,7 @@ redux::RankProgram chain_program(int rank, int n, bool sink_at_zero, int root) {
 // against the rank-order product; every request the call started must be completed.
 void expect_rank_order_product(const redux_test::Operand& operand, const redux::ElementLayout& layout, int count,
                                int segments, int root, bool in_place, const redux::RankProgram& program, MPI_Comm comm,
-                               const redux::ExecKnobs& knobs) {
+                               const redux::ExecKnobs& knobs, bool commutative = false) {
     int rank = 0, size = 0;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -67,7 +74,7 @@ void expect_rank_order_product(const redux_test::Operand& operand, const redux::
     args.count = count;
     args.datatype = operand.datatype();
     args.op = operand.op();
-    args.commutative = false;
+    args.commutative = commutative;
     args.root = root;
     redux::Workspace workspace;
     const auto before = redux_test::request_counts();
@@ -81,6 +88,20 @@ void expect_rank_order_product(const redux_test::Operand& operand, const redux::
     }
 }
 
+// This rank, the size and a duplicate of MPI_COMM_WORLD, freed at the end of the test.
+struct World {
+    int rank = 0, size = 0;
+    MPI_Comm comm = MPI_COMM_NULL;
+    World() {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    }
+    ~World() { MPI_Comm_free(&comm); }
+    World(const World&) = delete;
+    World& operator=(const World&) = delete;
+};
+
 std::vector<std::unique_ptr<redux_test::Operand>> non_commutative_operands() {
     std::vector<std::unique_ptr<redux_test::Operand>> operands;
     operands.push_back(redux_test::packed_matrix_operand());
@@ -90,11 +111,9 @@ std::vector<std::unique_ptr<redux_test::Operand>> non_commutative_operands() {
 }
 
 TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
-    int rank = 0, size = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const World world;
+    const int rank = world.rank, size = world.size;
+    MPI_Comm comm = world.comm;
     redux::ExecKnobs small_chunks;
     small_chunks.chunk_bytes = 40;  // several chunks per fold, polling in between
     for (const auto& operand : non_commutative_operands()) {
@@ -117,7 +136,6 @@ TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
             }
         }
     }
-    MPI_Comm_free(&comm);
 }
 
 // ReceiveTogether: a star on the root (every other rank its child; those below it join on the left, nearest
@@ -125,11 +143,9 @@ TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
 // (RankProgram::receive_together), with vectors from one element to past the MPI libraries' eager limits (the
 // sends then wait for their receives), for every root, in place or not: the rank-order product either way.
 TEST(ReceiveTogether, StarsGiveTheRankOrderProductEitherWay) {
-    int rank = 0, size = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const World world;
+    const int rank = world.rank, size = world.size;
+    MPI_Comm comm = world.comm;
     const redux::ExecKnobs knobs;
     for (const auto& operand : non_commutative_operands()) {
         redux::ElementLayout layout;
@@ -154,7 +170,117 @@ TEST(ReceiveTogether, StarsGiveTheRankOrderProductEitherWay) {
             }
         }
     }
-    MPI_Comm_free(&comm);
+}
+
+// This rank's part of trees given by parent vectors (every rank's parent in each tree, -1 at the root), children
+// in rank order, joining on the right; segment j along tree deal[j % deal.size()].
+redux::RankProgram weighted_program(int rank, const std::vector<std::vector<int32_t>>& parents,
+                                    std::vector<int32_t> deal) {
+    redux::RankProgram program;
+    for (size_t t = 0; t < parents.size(); ++t) {
+        redux::RankProgram::TreeRole role;
+        role.parent = parents[t][static_cast<size_t>(rank)];
+        for (size_t u = 0; u < parents[t].size(); ++u) {
+            if (parents[t][u] == rank) role.children.push_back({static_cast<int32_t>(u), false});
+        }
+        if (t == 0) {
+            program.parent = role.parent;
+            program.children = role.children;
+        } else {
+            program.more_trees.push_back(role);
+        }
+    }
+    program.deal = std::move(deal);
+    return program;
+}
+
+// A random tree towards `root`: ranks joined in a random order, each to a random one already in.
+std::vector<int32_t> random_in_tree(int size, int root, std::mt19937& rng) {
+    std::vector<int32_t> order(static_cast<size_t>(size)), parent(static_cast<size_t>(size), -1);
+    for (int r = 0; r < size; ++r) order[static_cast<size_t>(r)] = r;
+    std::swap(order[0], order[static_cast<size_t>(root)]);
+    std::shuffle(order.begin() + 1, order.end(), rng);
+    for (size_t k = 1; k < order.size(); ++k) {
+        parent[static_cast<size_t>(order[k])] = order[std::uniform_int_distribution<size_t>(0, k - 1)(rng)];
+    }
+    return parent;
+}
+
+TEST(WeightedTrees, RandomTreesAndDealsGiveTheSum) {
+    const World world;
+    const int rank = world.rank, size = world.size;
+    MPI_Comm comm = world.comm;
+    redux::ExecKnobs small_chunks;
+    small_chunks.chunk_bytes = 40;
+    std::vector<std::unique_ptr<redux_test::Operand>> operands;
+    operands.push_back(redux_test::user_sum_operand(true));
+    operands.push_back(redux_test::struct_operand());
+    for (const auto& operand : operands) {
+        redux::ElementLayout layout;
+        ASSERT_EQ(redux::describe_layout(operand->datatype(), layout), MPI_SUCCESS);
+        const int past_eager = static_cast<int>((256 << 10) / layout.extent) + 1;
+        for (int count : {1, 7, 300, past_eager}) {
+            for (int root = 0; root < size; ++root) {
+                std::mt19937 rng(static_cast<uint32_t>(count * 131 + root));  // the same trees on every rank
+                const int trees = 1 + static_cast<int>(rng() % 4);
+                std::vector<std::vector<int32_t>> parents;
+                for (int t = 0; t < trees; ++t) parents.push_back(random_in_tree(size, root, rng));
+                std::vector<int32_t> deal(1 + rng() % 7);
+                for (int32_t& t : deal) t = static_cast<int32_t>(rng() % static_cast<uint32_t>(trees));
+                const redux::RankProgram program = weighted_program(rank, parents, deal);
+                for (int segments : {1, 5, 13}) {
+                    for (bool in_place : {false, true}) {
+                        SCOPED_TRACE(operand->name() + " count " + std::to_string(count) + " root " +
+                                     std::to_string(root) + " trees " + std::to_string(trees) + " deal of " +
+                                     std::to_string(deal.size()) + " segments " + std::to_string(segments) +
+                                     (in_place ? " in place" : ""));
+                        expect_rank_order_product(*operand, layout, count, segments, root, in_place, program, comm,
+                                                  small_chunks, /*commutative=*/true);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// The planner's multi-tree plan where the root's links are 3x faster than the others (the triangle of the unit
+// tests, widened to every size): several trees from 3 ranks on, run as planned.
+TEST(WeightedTrees, PlannedMultiTreeGivesTheSum) {
+    const World world;
+    const int rank = world.rank, size = world.size;
+    if (size > redux::kMultiTreeMaxRanks) GTEST_SKIP() << "above the multi-tree's rank limit";
+    const auto operand = redux_test::user_sum_operand(true);
+    redux::ElementLayout layout;
+    ASSERT_EQ(redux::describe_layout(operand->datatype(), layout), MPI_SUCCESS);
+    bool several = false;
+    for (int root = 0; root < size; ++root) {
+        std::vector<double> transfer_s(static_cast<size_t>(size * size));
+        for (int u = 0; u < size; ++u) {
+            for (int v = 0; v < size; ++v)
+                transfer_s[static_cast<size_t>(u * size + v)] = u == root || v == root ? 1e-3 : 3e-3;
+        }
+        redux::PlanRequest request;
+        request.ranks = size;
+        request.root = root;
+        request.strategy = redux::Strategy::multi_tree;
+        request.hetero_costs =
+            std::make_shared<redux::HeteroCosts>(std::vector<double>(static_cast<size_t>(size), 0.0), transfer_s);
+        request.costs = request.hetero_costs->mean_costs();
+        request.elements = 1000;
+        request.segments = 24;
+        const redux::Plan plan = redux::make_plan(request);
+        several = several || !plan.more_trees.empty();
+        for (bool in_place : {false, true}) {
+            SCOPED_TRACE("root " + std::to_string(root) + " trees " + std::to_string(1 + plan.more_trees.size()) +
+                         (in_place ? " in place" : ""));
+            expect_rank_order_product(*operand, layout, 1000, plan.segments, root, in_place,
+                                      redux::program_for(plan, rank), world.comm, redux::ExecKnobs{},
+                                      /*commutative=*/true);
+        }
+    }
+    if (size >= 3) {
+        EXPECT_TRUE(several) << "the planner made one tree where the ports ask for several";
+    }
 }
 
 // One sum of 4 ints at root 0 on a fresh communicator, with `entry` failing at the root after `calls_before`
@@ -162,11 +288,9 @@ TEST(ReceiveTogether, StarsGiveTheRankOrderProductEitherWay) {
 // segments of that many bytes (4: one int a segment); `algorithm` is the tree (default the optimal one).
 void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool must_fire, long long segment_bytes = 0,
                               redux_algorithm algorithm = REDUX_ALGORITHM_OPTIMAL) {
-    int rank = 0, size = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const World world;
+    const int rank = world.rank, size = world.size;
+    MPI_Comm comm = world.comm;
     MPI_Errhandler handler = redux_test::make_counting_errhandler();
     MPI_Comm_set_errhandler(comm, handler);
     std::vector<int> send(4, rank + 1), recv(4, 0);

@@ -4,8 +4,8 @@
 // solution against the program's constraints, simple bounds on random platforms, the trees (valid reduction
 // trees whose weights add up to TP and whose flow the program allows, cycles cancelled), the per-rank form, the
 // period, Proposition 4's fixed-period bound, and the column generation's TP against the program's.
-#include "plan/plain_trees.hpp"
 #include "plan/steady_state.hpp"
+#include "plan/plain_trees.hpp"
 #include "plan/tree_packing.hpp"
 #include "plan/weighted_trees.hpp"
 
@@ -566,7 +566,10 @@ TEST(PlainTrees, MinimumInTreeAgainstEveryTree) {
             for (int32_t u = 0; u < k && !more; ++u) {
                 if (u == root) continue;
                 int32_t& p = parent[static_cast<size_t>(u)];
-                if (++p < k) more = true; else p = 0;
+                if (++p < k)
+                    more = true;
+                else
+                    p = 0;
             }
         }
         SCOPED_TRACE("round " + std::to_string(round));

@@ -33,7 +33,8 @@
     X(CHAIN,             chain,             "chain",             11, always)     /* linear pipeline */                \
     X(BINARY,            binary,            "binary",            12, always)     /* complete binary tree */           \
     X(KSSS,              ksss,              "ksss",              13, always)     /* LogP summation, Karp et al. */    \
-    X(TWO_TREE,          two_tree,          "two-tree",          14, always)     /* two binary trees, Sanders et al. */
+    X(TWO_TREE,          two_tree,          "two-tree",          14, always)     /* two binary trees, Sanders et al. */ \
+    X(MULTI_TREE,        multi_tree,        "multi-tree",        15, link_costs) /* weighted trees, Legrand et al. */
 /* clang-format on */
 
 #define REDUX_ALGORITHM_ENUMERATOR_(ENUM, name, text, value, needs) REDUX_ALGORITHM_##ENUM = value,

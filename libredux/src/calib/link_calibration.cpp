@@ -63,7 +63,7 @@ constexpr size_t kLargestPlannedBytes = size_t{64} << 20;
 constexpr double kExtendBelow_s = 2e-3;
 constexpr int kExtraRoundTrips = 2;
 constexpr int kStreamMessages = 16;
-constexpr int kStreams = 5;  // timed, after one warm-up
+constexpr int kStreams = 5;    // timed, after one warm-up
 constexpr int kPairTrips = 5;  // as the classes' small sizes: a pair's fastest of 3 was 20-45 % slow on a loaded host
 
 LinkFits g_known;  // this process's link fits, by class

@@ -37,7 +37,8 @@
 //      completed. Non-commutative plans whose sink is not the root send each finished segment from the sink to
 //      the root, which receives it into recvbuf once its own part of that segment has left (in place, recvbuf
 //      holds its input until then).
-// Plans over several trees (the two-tree strategy, RankProgram::more_trees) send segment j along tree j % trees:
+// Plans over several trees (the two-tree and multi-tree strategies, RankProgram::more_trees) send segment j along
+// tree tree_of(j) (j % trees, or the plan's deal of segments to weighted trees):
 // the receive stream then holds each segment's children in its tree, and each segment goes to that tree's parent
 // with the tree's own tag. The segments a rank is a leaf for (its own data) go out ahead of its folds, in order,
 // up to kLeafWindow at a time: were they sent in turn, a tree's root, a leaf of the other tree, would hold that
@@ -91,10 +92,9 @@ public:
         // The receive stream: every segment's children in its tree, segment by segment.
         int most_children = 0;
         for (int t = 0; t < trees_; ++t) {
-            const int children = static_cast<int>(program.children_in(t).size());
-            most_children = std::max(most_children, children);
-            stream_ += static_cast<int64_t>(children) * (segments_ / trees_ + (t < segments_ % trees_ ? 1 : 0));
+            most_children = std::max(most_children, static_cast<int>(program.children_in(t).size()));
         }
+        for (int j = 0; j < segments_; ++j) stream_ += static_cast<int64_t>(children_of(j).size());
         // Every receive from one rank (a chain): the window's are posted together (see 1. above). Not under SMPI:
         // there each message is a flow of its own, sharing the link with the others in flight, where TCP sends
         // them one after the other on its connection, so they go one at a time as a tree's do.
@@ -148,13 +148,14 @@ private:
     // Each tree's segments travel with their own tag: a rank may send a later segment of one tree ahead of an
     // earlier one of another to the same parent, and MPI orders messages only per tag.
     static int tag_of(int tree) { return tree == 0 ? kTagPartial : kTagResult + tree; }
-    bool sent_ahead(int j) const { return ahead_ && children_of(j).empty() && program_.parent_in(j % trees_) >= 0; }
+    bool sent_ahead(int j) const { return ahead_ && children_of(j).empty() && program_.parent_in(tree_of(j)) >= 0; }
 
     int64_t begin(int j) const { return segment_begin(args_.count, segments_, j); }
     int length(int j) const { return static_cast<int>(begin(j + 1) - begin(j)); }
     void* segment_of(const void* buffer, int j) const { return at_offset(buffer, begin(j) * layout_.extent); }
 
-    const std::vector<ChildStep>& children_of(int j) const { return program_.children_in(j % trees_); }
+    int tree_of(int j) const { return program_.tree_of(j); }
+    const std::vector<ChildStep>& children_of(int j) const { return program_.children_in(tree_of(j)); }
 
     int reduce_segments() {
         for (int j = 0; j < segments_; ++j) {
@@ -182,8 +183,8 @@ private:
     int finish_segment(int j) {
         const int slot = acc_slot_;
         acc_slot_ = kNoSlot;  // a send or the root's copy takes it over
-        const int32_t parent = program_.parent_in(j % trees_);
-        if (parent >= 0) return start_send(parent, tag_of(j % trees_), slot);
+        const int32_t parent = program_.parent_in(tree_of(j));
+        if (parent >= 0) return start_send(parent, tag_of(tree_of(j)), slot);
         if (program_.send_result_to >= 0) return start_send(program_.send_result_to, kTagResult, slot);
         if (rank_ != args_.root) return MPI_ERR_INTERN;  // the sink of a plan is the root or sends there
         void* result = segment_of(args_.recvbuf, j);
@@ -215,7 +216,7 @@ private:
             }
             recv_slot(posted_) = slot;
             REDUX_MPI(MPI_Irecv(buffer, length(j), args_.datatype, children_of(j)[static_cast<size_t>(k)].rank,
-                                tag_of(j % trees_), comm_, &recv_request(posted_)));
+                                tag_of(tree_of(j)), comm_, &recv_request(posted_)));
             ++posted_;
             ++post_child_;
         }
@@ -357,7 +358,7 @@ private:
                 ++leaf_done_;
             }
             const void* own = segment_of(args_.in_place ? args_.recvbuf : args_.sendbuf, j);
-            REDUX_MPI(MPI_Isend(own, length(j), args_.datatype, program_.parent_in(j % trees_), tag_of(j % trees_),
+            REDUX_MPI(MPI_Isend(own, length(j), args_.datatype, program_.parent_in(tree_of(j)), tag_of(tree_of(j)),
                                 comm_, &leaf_request(leaf_started_)));
             ++leaf_started_;
         }
@@ -419,7 +420,7 @@ private:
 
     const RankProgram& program_;
     const int segments_;
-    const int trees_;     // segment j goes along tree j % trees_ (RankProgram::more_trees)
+    const int trees_;     // segment j goes along tree tree_of(j) (RankProgram::more_trees)
     int64_t stream_ = 0;  // receives in all: every segment's children
     const int rank_;
     const ReduceArgs& args_;

@@ -5,6 +5,7 @@
 #include "plan/greedy.hpp"
 #include "plan/hetero_greedy.hpp"
 #include "plan/ksss.hpp"
+#include "plan/multi_tree.hpp"
 #include "plan/snf.hpp"
 #include "plan/transfers_limited.hpp"
 #include "plan/two_level.hpp"
@@ -24,6 +25,12 @@ BuiltTree build_chain(const PlanRequest& r) { return chain_tree(r.ranks, r.costs
 BuiltTree build_binary(const PlanRequest& r) { return binary_tree(r.ranks, r.costs); }
 BuiltTree build_ksss(const PlanRequest& r) { return ksss_tree(r.ranks, r.costs); }
 BuiltTree build_two_tree(const PlanRequest& r) { return two_tree(r.ranks, r.root, r.commutative); }
+
+// Beyond the sizes the multi-tree packs (multi_tree.hpp), the hetero-greedy tree.
+BuiltTree build_multi_tree(const PlanRequest& r) {
+    if (std::optional<RankTrees> trees = multi_tree(r)) return std::move(*trees);
+    return hetero_greedy_tree(*r.hetero_costs, r.root, r.model);
+}
 
 BuiltTree build_tree(const PlanRequest& request) {
     switch (request.strategy) {

@@ -133,7 +133,7 @@ struct Settings {
 
 template <class Column>
 struct Result {
-    std::vector<Column> trees;  // those with a non-zero weight
+    std::vector<Column> trees;   // those with a non-zero weight
     std::vector<double> weight;  // scaled: reductions per time unit of the pricing's unit
     double tp = 0;               // scaled
     double upper = 0;            // scaled bound: no flow of these trees does better

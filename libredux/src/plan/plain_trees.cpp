@@ -19,8 +19,10 @@
 #include "plan/plain_trees.hpp"
 
 #include "plan/column_generation.hpp"
+#include "plan/tree.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace redux {
 namespace {
@@ -34,8 +36,11 @@ public:
     using Column = std::vector<int32_t>;  // parent by participant
 
     CheapestPlainTree(const SteadyStatePlatform& platform, double unit_s)
-        : p_(platform.size()), target_(platform.target()), transfer_(size_t(p_) * size_t(p_), kInfinity),
-          fold_(size_t(p_)), cost_(transfer_.size()) {
+        : p_(platform.size()),
+          target_(platform.target()),
+          transfer_(size_t(p_) * size_t(p_), kInfinity),
+          fold_(size_t(p_)),
+          cost_(transfer_.size()) {
         for (int32_t u = 0; u < p_; ++u) {
             fold_[size_t(u)] = platform.fold_s(u) / unit_s;
             for (int32_t v = 0; v < p_; ++v) {
@@ -179,8 +184,36 @@ double plain_tree_throughput(const SteadyStatePlatform& platform, const std::vec
     return most > 0 ? 1 / most : kInfinity;
 }
 
-std::optional<PlainTreePacking> pack_plain_trees(const SteadyStatePlatform& platform,
-                                                 const TreePackingOptions& options, std::string* error) {
+double plain_tree_makespan(const SteadyStatePlatform& platform, const std::vector<int32_t>& parent) {
+    const ChildLists lists = child_lists(parent);
+    const int32_t target = platform.target();
+    // Ranks children first: the reverse of a breadth-first order from the target.
+    std::vector<int32_t> order{target};
+    for (size_t k = 0; k < order.size(); ++k) {
+        const int32_t u = order[k];
+        for (int32_t c = lists.offset[size_t(u)]; c < lists.offset[size_t(u) + 1]; ++c)
+            order.push_back(lists.child[size_t(c)]);
+    }
+    std::vector<double> ready(parent.size(), 0.0);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const int32_t u = *it;
+        std::vector<std::pair<double, int32_t>> children;  // (ready, rank)
+        for (int32_t c = lists.offset[size_t(u)]; c < lists.offset[size_t(u) + 1]; ++c) {
+            children.emplace_back(ready[size_t(lists.child[size_t(c)])], lists.child[size_t(c)]);
+        }
+        std::sort(children.begin(), children.end());
+        double arrived = 0, folded = 0;
+        for (const auto& [child_ready, child] : children) {
+            arrived = std::max(arrived, child_ready) + platform.transfer_s(child, u);
+            folded = std::max(folded, arrived) + platform.fold_s(u);
+        }
+        ready[size_t(u)] = folded;
+    }
+    return ready[size_t(target)];
+}
+
+std::optional<PlainTreePacking> pack_plain_trees(const SteadyStatePlatform& platform, const TreePackingOptions& options,
+                                                 std::string* error) {
     const int32_t p = platform.size();
     if (const std::string refusal = steady_state_refusal(platform, options.max_participants); !refusal.empty()) {
         return failed(error, refusal);

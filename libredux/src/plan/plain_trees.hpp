@@ -20,10 +20,10 @@ struct PlainTree {
 };
 
 struct PlainTreePacking {
-    std::vector<PlainTree> trees;   // with a non-zero weight, at most 3p
-    double throughput_per_s = 0;    // TP over plain trees: the weights summed
-    double upper_bound_per_s = 0;   // no weighting of plain trees does better
-    int32_t rounds = 0;             // master programs solved
+    std::vector<PlainTree> trees;  // with a non-zero weight, at most 3p
+    double throughput_per_s = 0;   // TP over plain trees: the weights summed
+    double upper_bound_per_s = 0;  // no weighting of plain trees does better
+    int32_t rounds = 0;            // master programs solved
     double solve_s = 0;
 };
 
@@ -38,6 +38,11 @@ std::optional<PlainTreePacking> pack_plain_trees(const SteadyStatePlatform& plat
 // One plain tree alone: 1 / its busiest send port, receive port or folding per reduction (infinite when it keeps
 // nothing busy, 0 when it uses a missing edge).
 double plain_tree_throughput(const SteadyStatePlatform& platform, const std::vector<int32_t>& parent);
+
+// One reduction along a plain tree alone, from the values in place to the result at the target: each rank
+// receives its children's partial results one at a time in the order they are ready (one receive port) and folds
+// each on arrival, in turn (one reducer); a rank sends once. The pipeline's fill in the multi-tree forecast.
+double plain_tree_makespan(const SteadyStatePlatform& platform, const std::vector<int32_t>& parent);
 
 // The minimum-cost in-tree towards `root` over nodes 0..k-1: cost[u * k + v] is the cost of v as u's parent
 // (infinite: not allowed). parent by node, -1 for the root; empty when some node cannot reach the root.

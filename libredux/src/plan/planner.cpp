@@ -145,6 +145,7 @@ Plan make_plan(const PlanRequest& request) {
                                std::make_move_iterator(trees->trees.end()));
         plan.sink = trees->sink;
         plan.final_transfer = trees->final_transfer;
+        plan.deal = std::move(trees->deal);
     } else if (rank_tree) {
         RankTree& tree = std::get<RankTree>(built);
         plan.parent = std::move(tree.parent);
@@ -170,7 +171,14 @@ Plan make_plan(const PlanRequest& request) {
     const Costs slowest = hetero ? Costs{hetero->max_transfer_s(), hetero->max_compute_s()} : request.costs;
     plan.lower_bound_s = lower_bound_s(n, fastest);
     plan.upper_bound_s = upper_bound_s(n, slowest);
-    segment(plan);
+    const RankTrees* trees = std::get_if<RankTrees>(&built);
+    if (trees && trees->segments > 0) {  // the builder chose the count and predicted the time (multi-tree)
+        plan.unsegmented_makespan_s = plan.makespan_s;
+        plan.segments = trees->segments;
+        plan.tree_makespan_s = plan.makespan_s = trees->predicted_s;
+    } else {
+        segment(plan);
+    }
     return plan;
 }
 
@@ -187,6 +195,7 @@ RankProgram program_for(const Plan& plan, int32_t rank) {
             role.children.push_back({tree.child_rank[k], tree.child_joins_left[k] != 0});
         }
     }
+    program.deal = plan.deal;
     const HeteroCosts* hetero = plan.request.hetero_costs.get();
     program.receive_together = plan.segments == 1 && plan.more_trees.empty() && !program.children.empty() &&
                                std::all_of(program.children.begin(), program.children.end(), [&](const ChildStep& c) {

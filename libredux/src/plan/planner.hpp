@@ -22,6 +22,11 @@
 
 namespace redux {
 
+// The tree segment j goes along: deal[j % deal.size()], or j % trees when deal is empty.
+inline int32_t segment_tree(const std::vector<int32_t>& deal, int32_t trees, int64_t segment) {
+    return deal.empty() ? static_cast<int32_t>(segment % trees) : deal[static_cast<size_t>(segment) % deal.size()];
+}
+
 struct PlanRequest {
     int32_t ranks = 1;
     Costs costs;
@@ -75,15 +80,17 @@ struct RankProgram {
     // message's latency leaves the receiver free,
     // so the executor posts every child's receive at once instead of one after the other.
     bool receive_together = false;
-    // Plans over several trees (Plan::more_trees): segment j goes along tree j % trees(); tree 0 is parent and
+    // Plans over several trees (Plan::more_trees): segment j goes along tree tree_of(j); tree 0 is parent and
     // children above, tree t > 0 more_trees[t - 1]. The result transfer is the same for every tree.
     struct TreeRole {
         int32_t parent = -1;
         std::vector<ChildStep> children;
     };
     std::vector<TreeRole> more_trees;
+    std::vector<int32_t> deal;  // Plan::deal
 
     int trees() const { return 1 + static_cast<int>(more_trees.size()); }
+    int tree_of(int64_t segment) const { return segment_tree(deal, trees(), segment); }
     int32_t parent_in(int tree) const { return tree == 0 ? parent : more_trees[static_cast<size_t>(tree - 1)].parent; }
     const std::vector<ChildStep>& children_in(int tree) const {
         return tree == 0 ? children : more_trees[static_cast<size_t>(tree - 1)].children;
@@ -104,10 +111,11 @@ struct Plan {
     std::vector<int32_t> child_offset;
     std::vector<int32_t> child_rank;
     std::vector<uint8_t> child_joins_left;
-    // More trees (the two-tree strategy), all ending on `sink`: segment j is reduced along tree j % (1 +
-    // more_trees.size()), tree 0 being the one above. Empty for every other strategy. The per-rank times below
-    // are tree 0's.
+    // More trees (the two-tree and multi-tree strategies), all ending on `sink`: segment j is reduced along tree
+    // tree_of(j), tree 0 being the one above: deal[j % deal.size()], or j % (1 + more_trees.size()) when deal is
+    // empty (RankTrees::deal). Empty for every other strategy. The per-rank times below are tree 0's.
     std::vector<TreeShape> more_trees;
+    std::vector<int32_t> deal;
     std::vector<double> release_s;  // by rank, earliest send time; empty unless the strategy fixes them
     std::vector<double> ready_s;    // by rank, predicted by the simulator
     std::vector<double> send_start_s;
@@ -119,6 +127,10 @@ struct Plan {
     // Bounds on the optimum of unsegmented reductions (a segmented plan may end below lower_bound_s).
     double lower_bound_s = 0;  // Lemma 5 for the optimum of this n, d, c (every cost at its minimum)
     double upper_bound_s = 0;  // Proposition 6 (every cost at its maximum)
+
+    int32_t tree_of(int64_t segment) const {
+        return segment_tree(deal, 1 + static_cast<int32_t>(more_trees.size()), segment);
+    }
 };
 
 // Throws std::invalid_argument when validate(request) is not empty.

@@ -238,8 +238,8 @@ private:
     std::vector<double> slot_free_;
 };
 
-// Several trees (Plan::more_trees, the two-tree strategy): segment j goes along tree j % T. A rank's receives
-// still form one stream, segment-major, now with each segment's children in its own tree. Its sends form one
+// Several trees (Plan::more_trees, the two-tree strategy): segment j goes along tree tree_of(j), j % T there. A rank's
+// receives still form one stream, segment-major, now with each segment's children in its own tree. Its sends form one
 // stream per tree (to that tree's parent, in segment order), as the executor's: the segments a rank is a leaf
 // for are its own data, ready at 0 and sent ahead of its folds. The streams of different trees are taken not to
 // contend for the send port: in the two-tree a rank sends one segment per tree every T segments, as much as
@@ -277,7 +277,7 @@ public:
         const auto link_to_root = costs_.link(plan_.sink, plan_.request.root);
         double sink_ready_s = 0, result_arrived_s = 0;
         for (int32_t j = 0; j < m_; ++j) {
-            const size_t t = static_cast<size_t>(j) % trees_.size();
+            const auto t = static_cast<size_t>(plan_.tree_of(j));
             for (int32_t rank : order_[t]) receive_children(trees_[t], t, rank, j);
             sink_ready_s = folded_[static_cast<size_t>(plan_.sink)];
             if (plan_.final_transfer) {

@@ -51,12 +51,18 @@ inline bool operator==(const TreeShape& a, const TreeShape& b) {
 }
 
 // Several trees over the ranks that end on one sink, their fold order given (the two-tree strategy: in-order
-// trees, whose order makes any associative operator correct). Segment j of a pipelined reduction goes along
-// trees[j % trees.size()]. When the sink is not the root (final_transfer), it sends each segment there.
+// trees, whose order makes any associative operator correct; the multi-tree strategy: weighted plain trees).
+// Segment j of a pipelined reduction goes along trees[deal[j % deal.size()]], or trees[j % trees.size()] when
+// deal is empty. When the sink is not the root (final_transfer), it sends each segment there.
 struct RankTrees {
     std::vector<TreeShape> trees;
     int32_t sink = 0;
     bool final_transfer = false;
+    std::vector<int32_t> deal;
+    // > 0: the builder chose the segment count with the trees (they depend on it) and predicted the time,
+    // predicted_s, by its own model; 0: the planner's segmented model does both.
+    int32_t segments = 0;
+    double predicted_s = 0;
 };
 
 // Groups children by parent, each group in increasing node order. `parent` may be any forest labelling with

@@ -103,7 +103,8 @@ public:
             busy[static_cast<size_t>(t.from)] += transfer_[at(t.from, t.to)];
             busy[static_cast<size_t>(p_ + t.to)] += transfer_[at(t.from, t.to)];
         }
-        for (const auto& f : tree.folds) busy[static_cast<size_t>(2 * p_ + f.node)] += fold_[static_cast<size_t>(f.node)];
+        for (const auto& f : tree.folds)
+            busy[static_cast<size_t>(2 * p_ + f.node)] += fold_[static_cast<size_t>(f.node)];
         return busy;
     }
 
