@@ -5,7 +5,9 @@
 // trees whose weights add up to TP and whose flow the program allows, cycles cancelled), the per-rank form, the
 // period, Proposition 4's fixed-period bound, and the column generation's TP against the program's.
 #include "plan/steady_state.hpp"
+#include "plan/multi_tree.hpp"
 #include "plan/plain_trees.hpp"
+#include "plan/planner.hpp"
 #include "plan/tree_packing.hpp"
 #include "plan/weighted_trees.hpp"
 
@@ -622,6 +624,49 @@ TEST(PlainTrees, WeightsWithinEveryPort) {
         EXPECT_NEAR(sum, tp, 1e-12 * tp);
         for (double b : busy) EXPECT_LE(b, 1 + 1e-9);
     }
+}
+
+TEST(MultiTree, DealFollowsTheWeightsAtEveryPrefix) {
+    const std::vector<double> weight{0.5, 0.3, 0.2, 0.0};
+    const std::vector<int32_t> deal = deal_segments(weight, 100);
+    ASSERT_EQ(deal.size(), 100u);
+    std::vector<int32_t> count(weight.size(), 0);
+    for (size_t k = 0; k < deal.size(); ++k) {
+        ++count[static_cast<size_t>(deal[k])];
+        for (size_t t = 0; t < weight.size(); ++t) {  // never a whole segment ahead of or behind its share
+            EXPECT_LT(std::abs(count[t] - static_cast<double>(k + 1) * weight[t]), 1.0) << "tree " << t << " at " << k;
+        }
+    }
+    EXPECT_EQ(count, (std::vector<int32_t>{50, 30, 20, 0}));
+    EXPECT_TRUE(deal_segments({0.0, 0.0}, 5).empty());
+}
+
+// The triangle with a vector of 1000 elements in 30 segments: each segment costs 1/30 of the vector (no latency),
+// so TP = 30 x 2/3 = 20 segments per second over the star and both chains; the fill is the longest one-segment
+// reduction along one of them, a chain: 3/30 + 1/30 s. Forecast 4/30 + 29/20 s.
+TEST(MultiTree, TrianglePlanIsTheForecastOfItsTrees) {
+    PlanRequest request;
+    request.ranks = 3;
+    request.strategy = Strategy::multi_tree;
+    request.hetero_costs =
+        std::make_shared<HeteroCosts>(std::vector<double>(3, 0.0), std::vector<double>{0, 1, 1, 1, 0, 3, 1, 3, 0});
+    request.costs = request.hetero_costs->mean_costs();
+    request.elements = 1000;
+    request.segments = 30;
+    const Plan plan = make_plan(request);
+    EXPECT_EQ(plan.segments, 30);
+    EXPECT_EQ(plan.more_trees.size(), 2u);
+    EXPECT_NEAR(plan.makespan_s, 4.0 / 30 + 29.0 / 20, 1e-9);
+    std::vector<int32_t> carried(3, 0);
+    for (int32_t j = 0; j < plan.segments; ++j) ++carried[static_cast<size_t>(plan.tree_of(j))];
+    std::sort(carried.begin(), carried.end());
+    EXPECT_EQ(carried, (std::vector<int32_t>{7, 8, 15}));  // weights 1/3, 1/6, 1/6: shares 1/2, 1/4, 1/4 of 30
+    // Left to choose, the count follows the forecast: more segments shorten the fill (no latency here).
+    request.segments = 0;
+    const Plan chosen = make_plan(request);
+    EXPECT_GT(chosen.segments, 30);
+    EXPECT_LT(chosen.makespan_s, plan.makespan_s);
+    EXPECT_GE(chosen.makespan_s, 1.5);  // 1 / TP for the whole vector: 3/2 s
 }
 
 }  // namespace
