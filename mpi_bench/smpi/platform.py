@@ -6,6 +6,12 @@
   platform.py racks HOSTS RACKS PREFIX               RACKS racks whose node links differ: 10Gbps/1us, 1Gbps/10us,
                                                      500Mbps/50us, 100Mbps/100us, cycled; racks joined by a core
                                                      switch (40Gbps, 5us)
+  platform.py slowpairs HOSTS LATENCY BANDWIDTH RATIO PREFIX
+                                                     every node on a private link of that latency and bandwidth;
+                                                     node 0 (rank 0) reaches every other node through the links
+                                                     alone, two other nodes also through a link of their own,
+                                                     RATIO times slower: a platform where no single tree reaches the
+                                                     best throughput of a series of reductions to rank 0
 
 Writes PREFIX.xml and PREFIX.hosts. The racks' hostfile deals the ranks round-robin over the racks, so that
 consecutive ranks sit on different kinds of node (a rank order that knows nothing of the network, as an MPI
@@ -62,9 +68,34 @@ def racks(hosts, count, prefix):
     write(prefix, body, order)
 
 
+def slowpairs(hosts, latency, bandwidth, ratio, prefix):
+    number, unit = float(bandwidth.rstrip("GMkbps")), bandwidth.lstrip("0123456789.")
+    body = ['<zone id="world" routing="Full">']
+    body += ['  <host id="node-%d" speed="1Gf"/>' % i for i in range(hosts)]
+    body += ['  <link id="l%d" bandwidth="%s" latency="%s" sharing_policy="SPLITDUPLEX"/>' % (i, bandwidth, latency)
+             for i in range(hosts)]
+    for a in range(1, hosts):
+        for b in range(a + 1, hosts):
+            body.append('  <link id="p%d-%d" bandwidth="%g%s" latency="0us" sharing_policy="SPLITDUPLEX"/>'
+                        % (a, b, number / ratio, unit))
+    for a in range(hosts):
+        for b in range(hosts):
+            if a == b:
+                continue
+            links = ['<link_ctn id="l%d" direction="UP"/>' % a]
+            if a != 0 and b != 0:
+                links.append('<link_ctn id="p%d-%d" direction="%s"/>' % (min(a, b), max(a, b), "UP" if a < b else "DOWN"))
+            links.append('<link_ctn id="l%d" direction="DOWN"/>' % b)
+            body.append('  <route src="node-%d" dst="node-%d" symmetrical="NO">%s</route>' % (a, b, "".join(links)))
+    body.append("</zone>")
+    write(prefix, body, ["node-%d" % i for i in range(hosts)])
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "homo":
         homo(int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5])
+    elif len(sys.argv) == 7 and sys.argv[1] == "slowpairs":
+        slowpairs(int(sys.argv[2]), sys.argv[3], sys.argv[4], float(sys.argv[5]), sys.argv[6])
     elif len(sys.argv) == 5 and sys.argv[1] == "racks":
         racks(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
     else:

@@ -2,17 +2,20 @@
 // smoothing, shared by the two tree families (tree_packing.cpp: any reduction tree of the program; plain_trees.cpp:
 // per-rank trees the executor runs). Included by those .cpp files only (GLPK is private to redux_core).
 //
-// The master program: for every participant n and each of its resources r in {send port, receive port, folding}
-//     sum_T x_T * busy_T(n, r) <= 1,   x_T >= 0,   maximise sum_T x_T,
-// 3p rows and a column per tree found so far. Each round: solve the master (warm-started), price the trees at its
-// duals, add the cheapest if its cost C < 1 (it improves the master), else the trees are optimal; prices / C is a
-// feasible dual of the whole master, so sum(prices) / C bounds TP (tree_packing.cpp gives the derivation).
+// The master program: for every resource r (the send port, receive port and folding of each participant, and
+// any others a pricing adds, such as the links between participants)
+//     sum_T x_T * busy_T(r) <= 1,   x_T >= 0,   maximise sum_T x_T,
+// a row per resource (3p or more) and a column per tree found so far. Each round: solve the master (warm-started),
+// price the trees at its duals, add the cheapest if its cost C < 1 (it improves the master), else the trees are
+// optimal; prices / C is a feasible dual of the whole master, so sum(prices) / C bounds TP (tree_packing.cpp gives the
+// derivation).
 //
 // A Pricing type provides
 //     using Column = ...;                                         one tree
 //     double find(const Prices& prices, Column& tree);            the cheapest tree at the prices, its cost
 //                                                                 (infinite when there is none)
 //     std::vector<double> busy(const Column& tree) const;         scaled busy time per resource, in row order
+//     int32_t rows() const;                                       the resources (3p first, as Prices)
 //     std::vector<int32_t> signature(const Column& tree) const;   equal for equal trees
 #pragma once
 
@@ -34,16 +37,16 @@ namespace redux::column_generation {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // The price of a unit of busy time of each resource, in the scaled time unit, in the master's row order: the send
-// ports of participants 0..p-1, then their receive ports, then their folding.
+// ports of participants 0..p-1, then their receive ports, then their folding, then any further resources.
 using Prices = std::vector<double>;
 
 // The master program.
 class Master {
 public:
-    explicit Master(int32_t participants) {
+    explicit Master(int32_t rows) {
         glp_set_obj_dir(lp(), GLP_MAX);
-        glp_add_rows(lp(), 3 * participants);
-        for (int row = 1; row <= 3 * participants; ++row) glp_set_row_bnds(lp(), row, GLP_UP, 0.0, 1.0);
+        glp_add_rows(lp(), rows);
+        for (int row = 1; row <= rows; ++row) glp_set_row_bnds(lp(), row, GLP_UP, 0.0, 1.0);
         glp_std_basis(lp());
     }
 
@@ -145,20 +148,19 @@ struct Result {
 // Column generation from the first tree of equal prices. nullopt with `error` set on a failure (time or round
 // limit, GLPK); a result without trees when no tree reaches the target (TP = 0).
 template <class Pricing>
-std::optional<Result<typename Pricing::Column>> solve(Pricing& pricing, int32_t participants, const Settings& settings,
-                                                      std::string& error) {
+std::optional<Result<typename Pricing::Column>> solve(Pricing& pricing, const Settings& settings, std::string& error) {
     using Column = typename Pricing::Column;
     const auto start = std::chrono::steady_clock::now();
     auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     const QuietGlpk quiet;
-    Master master(participants);
+    Master master(pricing.rows());
     Pricer<Pricing> pricer(pricing, settings.smoothing, settings.relative_gap);
     Result<Column> result;
     std::vector<Column> columns;
 
     // The first tree: the least total busy time (every resource priced alike).
     Column tree;
-    if (pricing.find(Prices(static_cast<size_t>(3 * participants), 1.0), tree) == kInfinity) return result;
+    if (pricing.find(Prices(static_cast<size_t>(pricing.rows()), 1.0), tree) == kInfinity) return result;
     std::set<std::vector<int32_t>> known;
     double tp = 0;
     do {

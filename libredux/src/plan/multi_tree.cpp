@@ -7,14 +7,16 @@
 // For a segment count m, the platform is the request's per-link and per-rank costs scaled to one segment by the
 // segmented model's rule (steady_state_costs.hpp: latency per message, or the calibrated curve's ratio), every
 // message holding both ports for all of its time (the program's one-port model: a time in flight is not used).
-// Its packing gives TP and the trees; segments are dealt to the trees in proportion to their weights
-// (deal_segments: the interleaving of a periodic schedule, Section 4.5, without waiting for a whole period), and
-// the forecast is
+// Transfers share each rank's link as TCP flows share a NIC, each no faster than its path
+// (PortModel::shared_links): the one-port model of the paper would charge a fast sender the whole time of a slow
+// path, and plan as if it could send nothing else meanwhile. Its packing gives TP and the trees; segments are dealt to
+// the trees in proportion to their weights (deal_segments: the interleaving of a periodic schedule, Section 4.5,
+// without waiting for a whole period), and the forecast is
 //     fill + (m - 1) / TP,   fill = the longest one-segment reduction along one of the trees alone,
 // the pipeline's fill, then one segment every 1 / TP. With m left to the planner, m is scanned over about
 // geometric counts (1, 2, 3, 4, 6, 9, ..., at most min(elements, 4096)) until two in a row forecast 10 % above
 // the best, as choose_segments scans (segments.cpp), since the trees change with m when latency counts.
-// The forecast assumes the executor keeps every port busy; how close it comes is measured, not assumed
+// The forecast assumes the executor keeps every link busy; how close it comes is measured, not assumed
 // (docs/model.md).
 #include "plan/multi_tree.hpp"
 
@@ -43,7 +45,7 @@ Candidate forecast(const PlanRequest& request, int32_t segments) {
     TreePackingOptions options;
     options.max_participants = kMultiTreeMaxRanks;
     options.time_limit_s = 5;
-    std::optional<PlainTreePacking> packing = pack_plain_trees(platform, options);
+    std::optional<PlainTreePacking> packing = pack_plain_trees(platform, options, nullptr, PortModel::shared_links);
     if (!packing || packing->throughput_per_s <= 0) return out;
     double fill_s = 0;
     for (const PlainTree& tree : packing->trees) fill_s = std::max(fill_s, plain_tree_makespan(platform, tree.parent));

@@ -30,31 +30,55 @@ namespace {
 using column_generation::kInfinity;
 using column_generation::Prices;
 
-// The cheapest plain tree under given prices, for column_generation::solve.
+// The cheapest plain tree under given prices, for column_generation::solve. An edge u -> v keeps u's send port
+// busy for send_[u -> v], v's receive port for receive_[u -> v], v's folding for fold_[v] and, with shared links,
+// the path u -> v (its own row) for transfer_[u -> v].
 class CheapestPlainTree {
 public:
     using Column = std::vector<int32_t>;  // parent by participant
 
-    CheapestPlainTree(const SteadyStatePlatform& platform, double unit_s)
+    CheapestPlainTree(const SteadyStatePlatform& platform, double unit_s, PortModel model)
         : p_(platform.size()),
           target_(platform.target()),
+          shared_(model == PortModel::shared_links),
           transfer_(size_t(p_) * size_t(p_), kInfinity),
+          send_(transfer_.size(), kInfinity),
+          receive_(transfer_.size(), kInfinity),
           fold_(size_t(p_)),
           cost_(transfer_.size()) {
+        std::vector<double> out(size_t(p_), kInfinity), in(size_t(p_), kInfinity);  // each one's fastest link
         for (int32_t u = 0; u < p_; ++u) {
             fold_[size_t(u)] = platform.fold_s(u) / unit_s;
             for (int32_t v = 0; v < p_; ++v) {
-                if (u != v && platform.has_edge(u, v)) transfer_[at(u, v)] = platform.transfer_s(u, v) / unit_s;
+                if (u == v || !platform.has_edge(u, v)) continue;
+                const double t = platform.transfer_s(u, v) / unit_s;
+                transfer_[at(u, v)] = t;
+                out[size_t(u)] = std::min(out[size_t(u)], t);
+                in[size_t(v)] = std::min(in[size_t(v)], t);
+            }
+        }
+        for (int32_t u = 0; u < p_; ++u) {
+            for (int32_t v = 0; v < p_; ++v) {
+                if (transfer_[at(u, v)] == kInfinity) continue;
+                send_[at(u, v)] = shared_ ? out[size_t(u)] : transfer_[at(u, v)];
+                receive_[at(u, v)] = shared_ ? in[size_t(v)] : transfer_[at(u, v)];
             }
         }
     }
 
+    int32_t rows() const { return 3 * p_ + (shared_ ? p_ * p_ : 0); }
+
     double find(const Prices& prices, Column& tree) {
         for (int32_t u = 0; u < p_; ++u) {
             for (int32_t v = 0; v < p_; ++v) {
-                cost_[at(u, v)] = transfer_[at(u, v)] * (prices[size_t(u)] + prices[size_t(p_ + v)]) +
-                                  fold_[size_t(v)] * prices[size_t(2 * p_ + v)];
-                if (transfer_[at(u, v)] == kInfinity) cost_[at(u, v)] = kInfinity;
+                const size_t e = at(u, v);
+                if (transfer_[e] == kInfinity) {
+                    cost_[e] = kInfinity;
+                    continue;
+                }
+                cost_[e] = send_[e] * prices[size_t(u)] + receive_[e] * prices[size_t(p_ + v)] +
+                           fold_[size_t(v)] * prices[size_t(2 * p_ + v)];
+                if (shared_) cost_[e] += transfer_[e] * prices[size_t(3 * p_) + e];
             }
         }
         Column found = minimum_in_tree(p_, target_, cost_);
@@ -68,13 +92,15 @@ public:
     }
 
     std::vector<double> busy(const Column& tree) const {
-        std::vector<double> busy(size_t(3 * p_), 0.0);
+        std::vector<double> busy(size_t(rows()), 0.0);
         for (int32_t u = 0; u < p_; ++u) {
             const int32_t v = tree[size_t(u)];
             if (v < 0) continue;
-            busy[size_t(u)] += transfer_[at(u, v)];
-            busy[size_t(p_ + v)] += transfer_[at(u, v)];
+            const size_t e = at(u, v);
+            busy[size_t(u)] += send_[e];
+            busy[size_t(p_ + v)] += receive_[e];
             busy[size_t(2 * p_ + v)] += fold_[size_t(v)];
+            if (shared_) busy[size_t(3 * p_) + e] += transfer_[e];
         }
         return busy;
     }
@@ -86,7 +112,10 @@ private:
 
     int32_t p_;
     int32_t target_;
+    bool shared_;
     std::vector<double> transfer_;  // scaled, by (from, to); infinite without an edge
+    std::vector<double> send_;      // scaled, by (from, to): the sender's port or link
+    std::vector<double> receive_;   // scaled, by (from, to): the receiver's port or link
     std::vector<double> fold_;      // scaled, by node
     std::vector<double> cost_;      // this round's w(u, v)
 };
@@ -169,17 +198,12 @@ std::vector<int32_t> minimum_in_tree(int32_t k, int32_t root, const std::vector<
     return parent;
 }
 
-double plain_tree_throughput(const SteadyStatePlatform& platform, const std::vector<int32_t>& parent) {
-    const int32_t p = platform.size();
-    std::vector<double> busy(size_t(3 * p), 0.0);
-    for (int32_t u = 0; u < p; ++u) {
+double plain_tree_throughput(const SteadyStatePlatform& platform, const std::vector<int32_t>& parent, PortModel model) {
+    for (int32_t u = 0; u < platform.size(); ++u) {
         const int32_t v = parent[size_t(u)];
-        if (v < 0) continue;
-        if (!platform.has_edge(u, v)) return 0;
-        busy[size_t(u)] += platform.transfer_s(u, v);
-        busy[size_t(p + v)] += platform.transfer_s(u, v);
-        busy[size_t(2 * p + v)] += platform.fold_s(v);
+        if (v >= 0 && !platform.has_edge(u, v)) return 0;
     }
+    const std::vector<double> busy = CheapestPlainTree(platform, 1.0, model).busy(parent);
     const double most = *std::max_element(busy.begin(), busy.end());
     return most > 0 ? 1 / most : kInfinity;
 }
@@ -213,16 +237,15 @@ double plain_tree_makespan(const SteadyStatePlatform& platform, const std::vecto
 }
 
 std::optional<PlainTreePacking> pack_plain_trees(const SteadyStatePlatform& platform, const TreePackingOptions& options,
-                                                 std::string* error) {
-    const int32_t p = platform.size();
+                                                 std::string* error, PortModel model) {
     if (const std::string refusal = steady_state_refusal(platform, options.max_participants); !refusal.empty()) {
         return failed(error, refusal);
     }
     const double unit_s = platform.largest_time_s();
-    CheapestPlainTree cheapest(platform, unit_s);
+    CheapestPlainTree cheapest(platform, unit_s, model);
     std::string why;
     const auto found = column_generation::solve(
-        cheapest, p, {options.time_limit_s, options.relative_gap, options.smoothing, options.max_rounds}, why);
+        cheapest, {options.time_limit_s, options.relative_gap, options.smoothing, options.max_rounds}, why);
     if (!found) return failed(error, why);
     PlainTreePacking packing;
     for (size_t t = 0; t < found->trees.size(); ++t) {

@@ -19,6 +19,16 @@ struct PlainTree {
     double per_s = 0;
 };
 
+// What a transfer u -> v of time t keeps busy.
+//   one_port      u's send port and v's receive port for t (Legrand, Marchal & Robert's model): a rank sends to
+//                 one peer at a time, receives from one at a time.
+//   shared_links  u's own link out for u's fastest transfer time (its link's share of t), v's own link in for
+//                 v's fastest, and the path u -> v for t: several transfers share a rank's link as flows share a
+//                 NIC under TCP, each no faster than its path (SimGrid's flow model; the emulated cluster's shaped
+//                 node links). A star of node links gives the same as one_port where every transfer runs at its
+//                 own ends' speed; they differ where a path is slower than both ends.
+enum class PortModel { one_port, shared_links };
+
 struct PlainTreePacking {
     std::vector<PlainTree> trees;  // with a non-zero weight, at most 3p
     double throughput_per_s = 0;   // TP over plain trees: the weights summed
@@ -33,11 +43,13 @@ struct PlainTreePacking {
 // operator), a plain tree here folds in any order (commutative operators). Same refusals and options as
 // pack_reduction_trees.
 std::optional<PlainTreePacking> pack_plain_trees(const SteadyStatePlatform& platform,
-                                                 const TreePackingOptions& options = {}, std::string* error = nullptr);
+                                                 const TreePackingOptions& options = {}, std::string* error = nullptr,
+                                                 PortModel model = PortModel::one_port);
 
-// One plain tree alone: 1 / its busiest send port, receive port or folding per reduction (infinite when it keeps
-// nothing busy, 0 when it uses a missing edge).
-double plain_tree_throughput(const SteadyStatePlatform& platform, const std::vector<int32_t>& parent);
+// One plain tree alone: 1 / its busiest resource (send port, receive port, folding, path) per reduction (infinite when
+// it keeps nothing busy, 0 when it uses a missing edge).
+double plain_tree_throughput(const SteadyStatePlatform& platform, const std::vector<int32_t>& parent,
+                             PortModel model = PortModel::one_port);
 
 // One reduction along a plain tree alone, from the values in place to the result at the target: each rank
 // receives its children's partial results one at a time in the order they are ready (one receive port) and folds

@@ -1,17 +1,17 @@
 // Plan selection (select.hpp).
 //
-// Candidates: the strategy asked for, or with auto every strategy of the table that applies and needs no
-// limit. Strategies that need per-link costs apply when the communicator's links fall in several classes
-// (several nodes or packages), the op is commutative and there are at most kMaxPerLinkRanks ranks; two-level
-// needs several nodes too. When there are several classes, every candidate (the homogeneous ones included,
-// which are built with the slowest class's d) is predicted by the simulator under the per-link costs d_ij of
-// the classes (and L_ij, the time in flight), or of the node pairs where calibration measured them, so all are
-// compared on the same platform. The fastest predicted wins; Algorithm 1 is optimal in
-// the homogeneous model, so there the others win only ties. Among equals (within 0.01 %) the one with the
-// fewest transfers between nodes: the link classes cannot tell one node's links from another's, so the tree
-// that crosses nodes least is the safer bet. Predictions are of segmented reductions when the input asks for
-// segments (or leaves their count to the model: each candidate then gets the count its tree does best with).
-// With auto, the next fastest plans that run differently (runners_up) go with the winner: auto measures them all.
+// Candidates: the strategy asked for, or with auto every strategy of the table that applies, needs no limit and
+// is weighed by auto (weighed_by_auto: not multi-tree). Strategies that need per-link costs apply when the
+// communicator's links fall in several classes (several nodes or packages), the op is commutative and there are at most
+// kMaxPerLinkRanks ranks; two-level needs several nodes too. When there are several classes, every candidate (the
+// homogeneous ones included, which are built with the slowest class's d) is predicted by the simulator under the
+// per-link costs d_ij of the classes (and L_ij, the time in flight), or of the node pairs where calibration measured
+// them, so all are compared on the same platform. The fastest predicted wins; Algorithm 1 is optimal in the homogeneous
+// model, so there the others win only ties. Among equals (within 0.01 %) the one with the fewest transfers between
+// nodes: the link classes cannot tell one node's links from another's, so the tree that crosses nodes least is the
+// safer bet. Predictions are of segmented reductions when the input asks for segments (or leaves their count to the
+// model: each candidate then gets the count its tree does best with). With auto, the next fastest plans that run
+// differently (runners_up) go with the winner: auto measures them all.
 #include "plan/select.hpp"
 
 #include <algorithm>
@@ -144,7 +144,7 @@ Selection select_plan(const SelectionInput& input) {
         }
     } else {
         for (const StrategyInfo& info : strategies()) {
-            if (library_strategy(info) && applies(info, input, several_classes)) candidates.push_back(info.strategy);
+            if (weighed_by_auto(info) && applies(info, input, several_classes)) candidates.push_back(info.strategy);
         }
     }
     const std::shared_ptr<const HeteroCosts> links = several_classes ? per_link_costs(input) : nullptr;

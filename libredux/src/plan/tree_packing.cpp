@@ -96,6 +96,8 @@ public:
         return cost;
     }
 
+    int32_t rows() const { return 3 * p_; }
+
     // The time one reduction along `tree` keeps each resource busy, scaled, in row order (as Prices).
     std::vector<double> busy(const WeightedTree& tree) const {
         std::vector<double> busy(static_cast<size_t>(3 * p_), 0.0);
@@ -238,7 +240,7 @@ std::optional<TreePacking> pack_reduction_trees(const SteadyStatePlatform& platf
     CheapestTree cheapest(platform, unit_s);
     std::string why;
     const auto found = column_generation::solve(
-        cheapest, p, {options.time_limit_s, options.relative_gap, options.smoothing, options.max_rounds}, why);
+        cheapest, {options.time_limit_s, options.relative_gap, options.smoothing, options.max_rounds}, why);
     if (!found) return failed(error, why);
     TreePacking packing;
     packing.trees = found->trees;
