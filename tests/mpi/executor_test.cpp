@@ -288,9 +288,11 @@ TEST(WeightedTrees, PlannedMultiTreeGivesTheSum) {
 // segments of that many bytes (4: one int a segment); `algorithm` is the tree (default the optimal one).
 void sum_with_failure_at_root(redux_test::Entry entry, int calls_before, bool must_fire, long long segment_bytes = 0,
                               redux_algorithm algorithm = REDUX_ALGORITHM_OPTIMAL) {
-    const World world;
-    const int rank = world.rank, size = world.size;
-    MPI_Comm comm = world.comm;
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm comm = MPI_COMM_NULL;  // set aside at the end, never freed (below)
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Errhandler handler = redux_test::make_counting_errhandler();
     MPI_Comm_set_errhandler(comm, handler);
     std::vector<int> send(4, rank + 1), recv(4, 0);
