@@ -102,6 +102,13 @@ struct World {
     World& operator=(const World&) = delete;
 };
 
+// Folds in chunks of 40 bytes: several chunks per fold, polling in between.
+redux::ExecKnobs small_chunk_knobs() {
+    redux::ExecKnobs knobs;
+    knobs.chunk_bytes = 40;
+    return knobs;
+}
+
 std::vector<std::unique_ptr<redux_test::Operand>> non_commutative_operands() {
     std::vector<std::unique_ptr<redux_test::Operand>> operands;
     operands.push_back(redux_test::packed_matrix_operand());
@@ -114,8 +121,7 @@ TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
     const World world;
     const int rank = world.rank, size = world.size;
     MPI_Comm comm = world.comm;
-    redux::ExecKnobs small_chunks;
-    small_chunks.chunk_bytes = 40;  // several chunks per fold, polling in between
+    const redux::ExecKnobs small_chunks = small_chunk_knobs();
     for (const auto& operand : non_commutative_operands()) {
         redux::ElementLayout layout;
         ASSERT_EQ(redux::describe_layout(operand->datatype(), layout), MPI_SUCCESS);
@@ -210,8 +216,7 @@ TEST(WeightedTrees, RandomTreesAndDealsGiveTheSum) {
     const World world;
     const int rank = world.rank, size = world.size;
     MPI_Comm comm = world.comm;
-    redux::ExecKnobs small_chunks;
-    small_chunks.chunk_bytes = 40;
+    const redux::ExecKnobs small_chunks = small_chunk_knobs();
     std::vector<std::unique_ptr<redux_test::Operand>> operands;
     operands.push_back(redux_test::user_sum_operand(true));
     operands.push_back(redux_test::struct_operand());

@@ -9,7 +9,10 @@
 // v's folding for f(v) (one fold per child). So its cost at prices (send s_u, receive r_v, fold q_v) is a sum
 // over its edges,
 //     w(u, v) = t(u, v) (s_u + r_v) + f(v) q_v,
-// and the cheapest plain tree is a minimum-cost arborescence towards the target: Chu-Liu/Edmonds (each node
+// (one-port); with shared links (plain_trees.hpp) u's link out and v's link in are charged their own fastest
+// transfer times instead, and the path u -> v its own row, priced p_uv:
+//     w(u, v) = out(u) s_u + in(v) r_v + t(u, v) p_uv + f(v) q_v.
+// Either way the cheapest plain tree is a minimum-cost arborescence towards the target: Chu-Liu/Edmonds (each node
 // takes its cheapest parent; a cycle is contracted into one node whose edges out are charged what leaving the
 // cycle there saves, and the contracted problem is solved again; then the cycle is opened where its edge out
 // leaves). O(p^3) per pricing.
