@@ -21,7 +21,8 @@
 # simulated) or, not commutative, spin:0.
 #
 # The grid (GRID=full, the default; GRID=small: its 16 and 64 ranks; GRID=small256: its 8 B on 256 ranks;
-# GRID=quick for a look in a minute) is cut where SimGrid's time grows too fast
+# GRID=quick for a look in a minute; GRID=scale: the 4096-rank jobs and 64 KiB on 1024 ranks; GRID=file:PATH: the
+# jobs PATH lists, to run some again) is cut where SimGrid's time grows too fast
 # to fit 30 minutes of a 2-core machine: see the grid_* functions (every size, c/d and commutativity at 16 and 64
 # ranks; fewer at 256; 8 B only at 1024, and at 4096 with SCALE=1). auto is left out at 4 MiB, where its trials take minutes of
 # simulation per job. Memory: 4 MiB runs stop at 256 ranks (every rank holds several copies of the vector).
@@ -74,6 +75,12 @@ grid_small256() {  # 8 B on 256 ranks, as in grid_full
     for ratio in 0 1 10; do config homo 256 8 "${ratio}" 1; done
     config homo 256 8 1 0
     for ratio in 0 1; do config racks 256 8 "${ratio}" 1; done
+}
+
+grid_scale() {  # the largest jobs, run on their own: 4096 ranks at 8 B, and 64 KiB on 1024 ranks
+    local kind
+    for kind in libredux mpi-ompi; do echo "homo 4096 8 1 0 ${kind}"; echo "homo 1024 65536 1 0 ${kind}"; done
+    for kind in libredux mpi-mpich mpi-mvapich2 mpi-binomial; do echo "homo 4096 8 1 1 ${kind}"; done
 }
 
 grid_full() {
@@ -153,7 +160,11 @@ export root out bench
 
 start=${SECONDS}
 : >"${out}/runs/jobs.txt"
-job_list="$("grid_${grid}")"
+if [[ ${grid} == file:* ]]; then  # GRID=file:PATH: the jobs listed in PATH, one "PLATFORM RANKS BYTES C/D COMM KIND" a line
+    job_list="$(grep -v '^#' "${grid#file:}")"
+else
+    job_list="$("grid_${grid}")"
+fi
 while read -r platform ranks; do write_platform "${platform}" "${ranks}" >/dev/null; done \
     < <(awk '{print $1, $2}' <<<"${job_list}" | sort -u)
 # the largest first, so that the long jobs do not end the sweep alone

@@ -8,6 +8,8 @@
 //   redux-plan --steady-state (--ranks N --d D --c C | --costs FILE [--ranks N]) [--root R] [--noncommutative]
 //              [--elements E --latency L --segments M] [--element-bytes B] [--steady-state-solver packing|lp]
 //              [--format json|text]
+//   redux-plan --library-tree binomial|knomial:K|in-order-binary (--ranks N --d D --c C | --costs FILE)
+//              [--root R] [--noncommutative] [--format json|text]
 //
 // Segments: the vector of E elements is cut into M segments (auto: the count the model predicts fastest), each
 // moved in L + (D - L) e / E and folded in C e / E (plan/segments.cpp).
@@ -16,10 +18,14 @@
 // steady state of Legrand, Marchal & Robert (plan/steady_state_costs.hpp): TP, the weighted trees that reach it,
 // the best tree alone, and the time it predicts for the M segments of the vector (steady_state_format.hpp).
 //
+// --library-tree: the time the model predicts for a tree an MPI library's own reduce runs (plan/library_trees.hpp),
+// so that a measured "libredux / the library" can be held against the model's ratio.
+//
 // The command line is parsed into a PlanRequest, checked with redux::validate (so the tool and the library
 // reject the same requests), planned with redux::make_plan and written by plan_format. Exit status: 0 on
 // success and for --help, 2 for a bad command line (one line on stderr saying what is wrong), 1 otherwise.
 #include "model/cost_file.hpp"
+#include "plan/library_trees.hpp"
 #include "plan/planner.hpp"
 #include "plan/steady_state_costs.hpp"
 #include "plan/tree_packing.hpp"
@@ -70,6 +76,7 @@ struct CommandLine {
     bool steady_state = false;
     std::string steady_state_solver_text = "packing";
     std::string element_bytes_text;
+    std::string library_tree_text;
 };
 
 int usage_error(const std::string& message) {
@@ -177,6 +184,10 @@ void add_options(CLI::App& app, CommandLine& line) {
     app.add_option("--element-bytes", line.element_bytes_text,
                    "bytes of one element, with --steady-state: also prints bytes reduced per second")
         ->type_name("B");
+    app.add_option("--library-tree", line.library_tree_text,
+                   "instead of a plan, the time the model predicts for a tree an MPI library's reduce runs: binomial, "
+                   "knomial:K or in-order-binary (plan/library_trees.hpp); json or text")
+        ->type_name("NAME");
     app.footer("Exit status: 0 on success, 2 for a bad command line or cost file.");
 }
 
@@ -376,6 +387,29 @@ int run_steady_state(const CommandLine& line, const redux::PlanRequest& request,
     return exit_ok;
 }
 
+// --library-tree: the prediction for one of the MPI libraries' trees, written as `format`.
+int run_library_tree(const CommandLine& line, const redux::PlanRequest& request, OutputFormat format) {
+    const std::optional<redux::LibraryTree> tree =
+        redux::library_tree(line.library_tree_text, request.ranks, request.root, request.commutative);
+    if (!tree) {
+        return usage_error("--library-tree: unknown tree '" + line.library_tree_text +
+                           "' (expected binomial, knomial:K with 2 <= K <= 1024, or in-order-binary)");
+    }
+    const double predicted_s = request.hetero_costs ? redux::predict_library_tree(*tree, *request.hetero_costs)
+                                                    : redux::predict_library_tree(*tree, request.costs);
+    std::cout.precision(9);
+    if (format == OutputFormat::text) {
+        std::cout << tree->name << " tree over " << request.ranks << " ranks, ends on rank " << tree->sink
+                  << (tree->sink != tree->root ? ", which sends the result to rank " + std::to_string(tree->root) : "")
+                  << ": predicted " << predicted_s << " s\n";
+    } else {
+        std::cout << "{\"library_tree\": \"" << tree->name << "\", \"ranks\": " << request.ranks
+                  << ", \"root\": " << tree->root << ", \"sink\": " << tree->sink
+                  << ", \"predicted_s\": " << predicted_s << "}\n";
+    }
+    return exit_ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -406,6 +440,15 @@ int main(int argc, char** argv) {
     if (!request) return usage_error(error);
     const std::optional<OutputFormat> format = parse_format(line.format_text);
     if (!format) return usage_error("--format: unknown format '" + line.format_text + "' (expected json, text or dot)");
+    if (!line.library_tree_text.empty()) {
+        for (const char* option : {"--strategy", "--limit", "--segments", "--steady-state"}) {
+            if (app.get_option(option)->count() > 0) {
+                return usage_error(std::string(option) + " does not go with --library-tree");
+            }
+        }
+        if (*format == OutputFormat::dot) return usage_error("--format dot does not go with --library-tree");
+        return run_library_tree(line, *request, *format);
+    }
     if (line.steady_state) {
         try {
             return run_steady_state(line, *request, *format);

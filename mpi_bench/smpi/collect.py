@@ -6,12 +6,15 @@ stdout (and OUT_DIR/summary.txt), and plots (OUT_DIR/time-vs-ranks.png, OUT_DIR/
 
 summary.txt says, per strategy, how far measured time is from predicted (simulated time is deterministic under
 CM02: the model should hold exactly where its assumptions do), the speedups that the scale targets are about,
-and which jobs failed (a wrong result makes mpi_bench exit 1).
+the MPI libraries' algorithms against the model's prediction for the trees they run (redux-plan --library-tree;
+REDUX_PLAN names the tool, default build/libredux/tools/redux-plan), and which jobs failed (a wrong result makes
+mpi_bench exit 1).
 """
 import csv
 import os
 import re
 import statistics
+import subprocess
 import sys
 from collections import defaultdict
 
@@ -34,6 +37,80 @@ def read_runs(runs):
                              "measured_us": float(r["median_us"]),
                              "predicted_us": "" if kind != "libredux" else r["predicted_us"]})
     return rows
+
+
+# The tree SimGrid 3.32 runs for an MPI library's selector on one 8 B vector (src/smpi/colls: reduce__ompi,
+# reduce__mpich, reduce__mvapich2 with its Stampede tables), at 12 ranks or more: Open MPI binomial (commutative)
+# or in-order binary (not); MPICH binomial; MVAPICH2 two-level with a 4-nomial tree between node leaders (one rank
+# per node here: every rank) when commutative, binomial when not. Nothing for larger vectors, where they
+# segment or reduce-scatter. MVAPICH2's k-nomial reduce posts the receives of all its children at once, so their
+# messages fly together: its tree is predicted with the platform's latency (2 us) in flight; the others receive
+# one child at a time.
+def library_tree(algorithm, ranks, size, commutative):
+    if size != 8 or ranks < 12:
+        return None, 0
+    if algorithm == "mpi-ompi":
+        return ("binomial" if commutative else "in-order-binary"), 0
+    if algorithm in ("mpi-mpich", "mpi-binomial"):
+        return "binomial", 0
+    if algorithm == "mpi-mvapich2":
+        return ("knomial:4", 2e-6) if commutative else ("binomial", 0)
+    return None, 0
+
+
+# d and c as smpi-sweep.sh sets them on the homogeneous platform (1 us and 10 Gbit/s per node link).
+def homo_costs(size, ratio):
+    d = 2e-6 + size * 8 / 10e9
+    ns = 0 if float(ratio) == 0 else max(1, round(float(ratio) * d * 1e9 / (size // 8)))
+    return d, ns * 1e-9 * (size // 8)
+
+
+def predict_tree(tree, flight, ranks, size, ratio, commutative):
+    tool = os.environ.get("REDUX_PLAN", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                                     "build", "libredux", "tools", "redux-plan"))
+    d, c = homo_costs(size, ratio)
+    command = [tool, "--library-tree", tree, "--ranks", str(ranks), "--d", repr(d), "--c", repr(c),
+               "--flight", repr(flight)]
+    if not commutative:
+        command.append("--noncommutative")
+    try:
+        out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("collect: %s: %s" % (" ".join(command), e), file=sys.stderr)
+        return None
+    return float(re.search(r'"predicted_s": ([0-9.e+-]+)', out).group(1)) * 1e6
+
+
+# measured (optimal / the library) against predicted (optimal's prediction / the library's tree's prediction)
+def library_lines(rows):
+    optimal = {}
+    for r in rows:
+        if r["algorithm"] == "optimal" and r["predicted_us"] not in ("", None):
+            optimal[(r["platform"], r["ranks"], r["bytes"], r["c_over_d"], r["commutative"])] = r
+    lines = ["", "the MPI libraries' algorithms against the model's prediction for the trees they run (homo, 8 B): "
+             "measured / predicted, and the speedup of libredux's optimal tree over them, measured and predicted"]
+    worst = []
+    for r in sorted(rows, key=lambda r: (r["ranks"], float(r["c_over_d"]), -r["commutative"], r["algorithm"])):
+        tree, flight = library_tree(r["algorithm"], r["ranks"], r["bytes"], r["commutative"]) \
+            if r["platform"] == "homo" else (None, 0)
+        mine = optimal.get((r["platform"], r["ranks"], r["bytes"], r["c_over_d"], r["commutative"]))
+        if tree is None or mine is None:
+            continue
+        predicted = predict_tree(tree, flight, r["ranks"], r["bytes"], r["c_over_d"], r["commutative"])
+        if predicted is None:
+            continue
+        measured_speedup = r["measured_us"] / mine["measured_us"]
+        predicted_speedup = predicted / float(mine["predicted_us"])
+        off = measured_speedup / predicted_speedup - 1
+        worst.append((abs(off), r))
+        lines.append("  %5d ranks c/d %-4s %-7s %-13s %-15s measured %9.2f us, predicted %9.2f (%.3f); "
+                     "optimal's speedup %.3fx measured, %.3fx predicted (%+.1f %%)" % (
+                         r["ranks"], r["c_over_d"], "comm" if r["commutative"] else "noncomm", r["algorithm"], tree,
+                         r["measured_us"], predicted, r["measured_us"] / predicted, measured_speedup,
+                         predicted_speedup, 100 * off))
+    within = sum(1 for off, _ in worst if off <= 0.05)
+    lines.append("  %d of %d within 5 %%" % (within, len(worst)))
+    return lines
 
 
 def summary(rows, jobs_file):
@@ -76,6 +153,7 @@ def summary(rows, jobs_file):
         if "optimal" in t and "binomial" in t:
             parts.append("optimal/binomial speedup %.2fx" % (t["binomial"] / t["optimal"]))
         lines.append("  " + ", ".join(parts))
+    lines += library_lines(rows)
     if os.path.exists(jobs_file):
         failed = [l.split() for l in open(jobs_file) if l.split() and l.split()[1] != "0"]
         total = sum(int(l.split()[2]) for l in open(jobs_file) if l.split())

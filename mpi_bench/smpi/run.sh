@@ -11,6 +11,9 @@
 #   smpi/simulate-computation:no                the program's own CPU time is not injected: only what an op
 #                                               injects (mpi_bench's spin:NS and delay:NS, smpi_execute) costs
 #                                               time, so c is what the run asks for, on any machine
+#   smpi/cpu-threshold:-1                       every injected computation counts: by default SMPI drops those
+#                                               under 1 us, so an op of c = 0.2 us cost nothing (8 B, c/d 0.1:
+#                                               binomial on 16 ranks 8.14 us with it, 8.94 us = the model without)
 #   smpi/test:0, smpi/wtime:0                   MPI_Test and MPI_Wtime cost nothing (libredux blocks instead of
 #                                               polling under SMPI: libredux/src/mpi/yielding.hpp)
 #   smpi/bcast, allreduce, barrier, allgather   the benchmark's and calibration's own collectives, fixed to
@@ -40,7 +43,7 @@ shift
 exec smpirun -np "${ranks}" -platform "${platform}.xml" -hostfile "${platform}.hosts" \
     --cfg=smpi/privatization:"${SMPI_PRIVATIZATION:-dlopen}" \
     --cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=smpi/host-speed:1Gf \
-    --cfg=smpi/simulate-computation:no --cfg=smpi/test:0 --cfg=smpi/wtime:0 \
+    --cfg=smpi/simulate-computation:no --cfg=smpi/cpu-threshold:-1 --cfg=smpi/test:0 --cfg=smpi/wtime:0 \
     --cfg=smpi/bcast:binomial_tree --cfg=smpi/allreduce:rdb --cfg=smpi/barrier:ompi_recursivedoubling \
     --cfg=smpi/allgather:rdb --cfg=smpi/reduce:ompi \
     --log=root.thres:warning --log=smpi_config.thres:error \
