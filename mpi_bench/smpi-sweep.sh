@@ -24,8 +24,9 @@
 # GRID=quick for a look in a minute; GRID=scale: the 4096-rank jobs and 64 KiB on 1024 ranks; GRID=file:PATH: the
 # jobs PATH lists, to run some again) is cut where SimGrid's time grows too fast
 # to fit 30 minutes of a 2-core machine: see the grid_* functions (every size, c/d and commutativity at 16 and 64
-# ranks; fewer at 256; 8 B only at 1024, and at 4096 with SCALE=1). auto is left out at 4 MiB, where its trials take minutes of
-# simulation per job. Memory: 4 MiB runs stop at 256 ranks (every rank holds several copies of the vector).
+# ranks; 8 B and 64 KiB at 256; 8 B only at 1024 and 4096). auto is left out at 4 MiB and at c/d 10 from 64 KiB,
+# where its trials take minutes of simulation per job. Memory: 4 MiB runs stop at 64 ranks (every rank holds
+# several copies of the vector).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -84,7 +85,7 @@ grid_scale() {  # the largest jobs, run on their own: 4096 ranks at 8 B, and 64 
 }
 
 grid_full() {
-    local ranks bytes ratio
+    local ranks bytes ratio kind
     for ranks in 16 64; do  # everything
         for bytes in 8 65536 4194304; do
             for ratio in 0 0.1 1 10; do config homo "${ranks}" "${bytes}" "${ratio}" 1; done
@@ -95,14 +96,16 @@ grid_full() {
         for ratio in 0 1 10; do config homo 256 "${bytes}" "${ratio}" 1; done
         config homo 256 "${bytes}" 1 0
     done
-    config homo 256 4194304 0 1
     for ratio in 0 1; do config homo 1024 8 "${ratio}" 1; done
     config homo 1024 8 1 0
-    # 4096 ranks: SCALE=1 (3-4 minutes and 4-5.5 GB per job measured with 3 strategies; all of them and auto: longer)
-    [[ -z "${SCALE:-}" ]] || config homo 4096 8 1 1
+    # 4096 ranks: libredux's trees and SimGrid's ompi selector only (GRID=scale has the others)
+    for kind in libredux mpi-ompi; do echo "homo 4096 8 1 1 ${kind}"; done
     for ranks in 16 64 256; do
         for bytes in 8 65536; do
-            for ratio in 0 1; do config racks "${ranks}" "${bytes}" "${ratio}" 1; done
+            for ratio in 0 1; do
+                # racks, 256 ranks, 64 KiB, c/d 1: over 5 minutes per job (auto's trials over 256 slow segments)
+                ((ranks == 256 && bytes == 65536 && ratio == 1)) || config racks "${ranks}" "${bytes}" "${ratio}" 1
+            done
         done
     done
     config racks 1024 8 1 1
@@ -141,8 +144,11 @@ run_job() {
     fi
     if [[ ${kind} == libredux ]]; then
         algorithms="optimal,fibonacci,binomial,chain,binary,ksss,two-tree"
-        # auto's trials at 4 MiB take minutes of simulation per job (510 s on 64 ranks): left out there
-        ((bytes >= 1048576)) || algorithms="${algorithms},auto"
+        # auto's trials take minutes of simulation per job at 4 MiB (510 s on 64 ranks) and at c/d 10 from 64 KiB
+        # (over 4 minutes on 16 ranks): left out there
+        ((bytes >= 1048576)) || [[ ${ratio} == 10 && ${bytes} -ge 65536 ]] || algorithms="${algorithms},auto"
+        # 4096 ranks: the trees the scale targets compare (with chain, two-tree and auto one job ran over 24 minutes)
+        ((ranks < 4096)) || algorithms="optimal,fibonacci,binomial,binary,ksss"
         [[ ${platform} == racks ]] && algorithms="${algorithms},snf,hetero-greedy,two-level"
     else
         algorithms=native

@@ -12,6 +12,10 @@
                                                      alone, two other nodes also through a link of their own,
                                                      RATIO times slower: a platform where no single tree reaches the
                                                      best throughput of a series of reductions to rank 0
+  platform.py racks-costs HOSTS RACKS BYTES C OUT  the racks platform's own costs for one vector of BYTES, as a
+                                                     redux-plan --costs file (c = C seconds on every rank): what the
+                                                     per-link plans would be given, for the model's answer beyond
+                                                     the nodes libredux measures pair by pair
 
 Writes PREFIX.xml and PREFIX.hosts. The racks' hostfile deals the ranks round-robin over the racks, so that
 consecutive ranks sit on different kinds of node (a rank order that knows nothing of the network, as an MPI
@@ -23,6 +27,7 @@ full speed at once) and every switch is non-blocking (FATPIPE: each flow gets th
 the switch is never the bottleneck). A message from a to b then takes lat_a + lat_switch + lat_b plus its bytes
 over min(bw_a, bw_b); messages that share a node's link in one direction share its bandwidth.
 """
+import json
 import sys
 
 RACK_KINDS = [("10Gbps", "1us"), ("1Gbps", "10us"), ("500Mbps", "50us"), ("100Mbps", "100us")]
@@ -68,6 +73,34 @@ def racks(hosts, count, prefix):
     write(prefix, body, order)
 
 
+def seconds(text):
+    for unit, scale in (("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
+        if text.endswith(unit):
+            return float(text[:-len(unit)]) * scale
+    raise ValueError(text)
+
+
+def bits_per_s(text):
+    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6)):
+        if text.endswith(unit):
+            return float(text[:-len(unit)]) * scale
+    raise ValueError(text)
+
+
+def racks_costs(hosts, count, size, compute_s, out):
+    """Rank r sits in rack r % count (racks() deals them round-robin); a message between racks also crosses the
+    core switch (5 us), one within a rack only the two node links."""
+    kinds = [(bits_per_s(bw), seconds(lat)) for bw, lat in RACK_KINDS]
+
+    def transfer(a, b):
+        (bw_a, lat_a), (bw_b, lat_b) = kinds[a % len(kinds)], kinds[b % len(kinds)]
+        return lat_a + lat_b + (5e-6 if a != b else 0) + size * 8 / min(bw_a, bw_b)
+
+    with open(out, "w") as f:
+        json.dump({"c": [compute_s] * hosts, "class_of": [r % count for r in range(hosts)],
+                   "d_class": [[transfer(a, b) for b in range(count)] for a in range(count)]}, f)
+
+
 def slowpairs(hosts, latency, bandwidth, ratio, prefix):
     number, unit = float(bandwidth.rstrip("GMkbps")), bandwidth.lstrip("0123456789.")
     body = ['<zone id="world" routing="Full">']
@@ -96,6 +129,8 @@ if __name__ == "__main__":
         homo(int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5])
     elif len(sys.argv) == 7 and sys.argv[1] == "slowpairs":
         slowpairs(int(sys.argv[2]), sys.argv[3], sys.argv[4], float(sys.argv[5]), sys.argv[6])
+    elif len(sys.argv) == 7 and sys.argv[1] == "racks-costs":
+        racks_costs(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), sys.argv[6])
     elif len(sys.argv) == 5 and sys.argv[1] == "racks":
         racks(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
     else:
