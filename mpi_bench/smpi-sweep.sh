@@ -155,7 +155,8 @@ run_job() {
         settings=(--cfg=smpi/reduce:"${kind#mpi-}")
     fi
     local start=${SECONDS} status=0
-    timeout "${JOB_TIMEOUT:-900}" "${root}/mpi_bench/smpi/run.sh" "${prefix}" "${ranks}" "${settings[@]}" -- \
+    # REDUX_VERBOSE=1: the log keeps libredux's plan lines (costs, prediction, calibration time, auto's choice)
+    REDUX_VERBOSE=1 timeout "${JOB_TIMEOUT:-900}" "${root}/mpi_bench/smpi/run.sh" "${prefix}" "${ranks}" "${settings[@]}" -- \
         "${bench}" --algorithms "${algorithms}" --sizes "${bytes}" --iterations 1 --warmup 1 --sync window "${op[@]}" \
         --csv "${out}/runs/${name}.csv" >"${out}/runs/${name}.log" 2>&1 || status=$?
     echo "${name} ${status} $((SECONDS - start))" >>"${out}/runs/jobs.txt"

@@ -135,7 +135,11 @@ Plan make_plan(const PlanRequest& request) {
     plan.request = request;
     BuiltTree built = build_tree(request);
     const bool rank_tree = std::holds_alternative<RankTree>(built);
+    int32_t builder_segments = 0;  // > 0: the builder chose the count and predicted the time (multi-tree)
+    double builder_predicted_s = 0;
     if (RankTrees* trees = std::get_if<RankTrees>(&built)) {
+        builder_segments = trees->segments;
+        builder_predicted_s = trees->predicted_s;
         TreeShape& first = trees->trees.front();
         plan.parent = std::move(first.parent);
         plan.child_offset = std::move(first.child_offset);
@@ -171,11 +175,10 @@ Plan make_plan(const PlanRequest& request) {
     const Costs slowest = hetero ? Costs{hetero->max_transfer_s(), hetero->max_compute_s()} : request.costs;
     plan.lower_bound_s = lower_bound_s(n, fastest);
     plan.upper_bound_s = upper_bound_s(n, slowest);
-    const RankTrees* trees = std::get_if<RankTrees>(&built);
-    if (trees && trees->segments > 0) {  // the builder chose the count and predicted the time (multi-tree)
+    if (builder_segments > 0) {
         plan.unsegmented_makespan_s = plan.makespan_s;
-        plan.segments = trees->segments;
-        plan.tree_makespan_s = plan.makespan_s = trees->predicted_s;
+        plan.segments = builder_segments;
+        plan.tree_makespan_s = plan.makespan_s = builder_predicted_s;
     } else {
         segment(plan);
     }
