@@ -24,7 +24,8 @@
 # GRID=quick for a look in a minute; GRID=scale: the 4096-rank jobs and 64 KiB on 1024 ranks; GRID=file:PATH: the
 # jobs PATH lists, to run some again) is cut where SimGrid's time grows too fast
 # to fit 30 minutes of a 2-core machine: see the grid_* functions (every size, c/d and commutativity at 16 and 64
-# ranks; 8 B and 64 KiB at 256; 8 B only at 1024 and 4096). auto is left out at 4 MiB and at c/d 10 from 64 KiB,
+# ranks but c/d 10 from 64 KiB on 64 and at 4 MiB on 16; 8 B and 64 KiB at 256; 8 B only at 1024 and 4096). auto is left out at 4 MiB, at c/d 10 from 64 KiB
+# and from 64 KiB on 1024 ranks,
 # where its trials take minutes of simulation per job. Memory: 4 MiB runs stop at 64 ranks (every rank holds
 # several copies of the vector).
 set -euo pipefail
@@ -86,16 +87,20 @@ grid_scale() {  # the largest jobs, run on their own: 4096 ranks at 8 B, and 64 
 
 grid_full() {
     local ranks bytes ratio kind
-    for ranks in 16 64; do  # everything
-        for bytes in 8 65536 4194304; do
-            for ratio in 0 0.1 1 10; do config homo "${ranks}" "${bytes}" "${ratio}" 1; done
+    for ranks in 16 64; do  # everything, but c/d 10 from 64 KiB on 64 ranks and at 4 MiB on 16 (over 5 minutes
+        for bytes in 8 65536 4194304; do  # per job: libredux's trees in about 240 segments each)
+            for ratio in 0 0.1 1 10; do
+                ((ranks == 64 && bytes >= 65536 || bytes >= 4194304)) && [[ ${ratio} == 10 ]] && continue
+                config homo "${ranks}" "${bytes}" "${ratio}" 1
+            done
             config homo "${ranks}" "${bytes}" 1 0
         done
     done
-    for bytes in 8 65536; do
-        for ratio in 0 1 10; do config homo 256 "${bytes}" "${ratio}" 1; done
-        config homo 256 "${bytes}" 1 0
-    done
+    for ratio in 0 1 10; do config homo 256 8 "${ratio}" 1; done
+    config homo 256 8 1 0
+    # 64 KiB on 256 ranks: not c/d 10 (libredux's trees in over 230 segments each: over 10 minutes per job)
+    for ratio in 0 1; do config homo 256 65536 "${ratio}" 1; done
+    config homo 256 65536 1 0
     for ratio in 0 1; do config homo 1024 8 "${ratio}" 1; done
     config homo 1024 8 1 0
     # 4096 ranks: libredux's trees and SimGrid's ompi selector only (GRID=scale has the others)
@@ -146,7 +151,9 @@ run_job() {
         algorithms="optimal,fibonacci,binomial,chain,binary,ksss,two-tree"
         # auto's trials take minutes of simulation per job at 4 MiB (510 s on 64 ranks) and at c/d 10 from 64 KiB
         # (over 4 minutes on 16 ranks): left out there
-        ((bytes >= 1048576)) || [[ ${ratio} == 10 && ${bytes} -ge 65536 ]] || algorithms="${algorithms},auto"
+        # and from 64 KiB on 1024 ranks (over 12 minutes for one job)
+        ((bytes >= 1048576)) || [[ ${ratio} == 10 && ${bytes} -ge 65536 ]] || ((ranks >= 1024 && bytes >= 65536)) ||
+            algorithms="${algorithms},auto"
         # 4096 ranks: the trees the scale targets compare (with chain, two-tree and auto one job ran over 24 minutes)
         ((ranks < 4096)) || algorithms="optimal,fibonacci,binomial,binary,ksss"
         [[ ${platform} == racks ]] && algorithms="${algorithms},snf,hetero-greedy,two-level"
