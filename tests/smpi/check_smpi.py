@@ -30,8 +30,6 @@ KNOWN_GAPS = {
     ("two-tree", 4194304, "sum"): (1.0, 1.80, TWO_TREES),
     ("fibonacci", 65536, "sum"): (0.90, 1.0, "part of a 64 KiB transfer is latency, which two children's transfers "
                                   "spend together; the one-port model counts it twice"),
-    ("chain", 65536, "spin"): (0.75, 1.0, "segments of 1.1 KB are mostly latency, and their latencies overlap in "
-                               "flight; the segmented model holds the port for all of d"),
 }
 
 
