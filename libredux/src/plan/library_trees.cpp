@@ -26,8 +26,9 @@
 namespace redux {
 namespace {
 
+// Both builders leave LibraryTree::root to library_tree().
 LibraryTree knomial(std::string name, int32_t n, int32_t root, int64_t k) {
-    LibraryTree tree{std::move(name), std::vector<int32_t>(static_cast<size_t>(n), -1), root, root};
+    LibraryTree tree{std::move(name), std::vector<int32_t>(static_cast<size_t>(n), -1), root};
     for (int64_t v = 1; v < n; ++v) {
         int64_t mask = 1;
         while (v % (k * mask) == 0) mask *= k;
@@ -37,8 +38,8 @@ LibraryTree knomial(std::string name, int32_t n, int32_t root, int64_t k) {
     return tree;
 }
 
-LibraryTree in_order_binary(int32_t n, int32_t root) {
-    LibraryTree tree{"in-order-binary", std::vector<int32_t>(static_cast<size_t>(n), -1), n - 1, root};
+LibraryTree in_order_binary(int32_t n) {
+    LibraryTree tree{"in-order-binary", std::vector<int32_t>(static_cast<size_t>(n), -1), n - 1};
     struct Interval {
         int32_t lo, size, parent;
     };
@@ -57,7 +58,7 @@ LibraryTree in_order_binary(int32_t n, int32_t root) {
 
 std::optional<LibraryTree> parse_and_build(const std::string& name, int32_t ranks, int32_t root) {
     if (name == "binomial") return knomial(name, ranks, root, 2);
-    if (name == "in-order-binary") return in_order_binary(ranks, root);
+    if (name == "in-order-binary") return in_order_binary(ranks);
     const std::string prefix = "knomial:";
     if (name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
     const std::string digits = name.substr(prefix.size());
