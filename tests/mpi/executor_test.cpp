@@ -248,6 +248,26 @@ TEST(WeightedTrees, RandomTreesAndDealsGiveTheSum) {
     }
 }
 
+// The planner's multi-tree plan for `size` ranks whose links to `root` are 3x faster than the others (several
+// trees from 3 ranks on), for `elements` elements in `segments` segments.
+redux::Plan multi_tree_plan(int size, int root, int64_t elements, int32_t segments) {
+    std::vector<double> transfer_s(static_cast<size_t>(size * size));
+    for (int u = 0; u < size; ++u) {
+        for (int v = 0; v < size; ++v)
+            transfer_s[static_cast<size_t>(u * size + v)] = u == root || v == root ? 1e-3 : 3e-3;
+    }
+    redux::PlanRequest request;
+    request.ranks = size;
+    request.root = root;
+    request.strategy = redux::Strategy::multi_tree;
+    request.hetero_costs =
+        std::make_shared<redux::HeteroCosts>(std::vector<double>(static_cast<size_t>(size), 0.0), transfer_s);
+    request.costs = request.hetero_costs->mean_costs();
+    request.elements = elements;
+    request.segments = segments;
+    return redux::make_plan(request);
+}
+
 // The planner's multi-tree plan where the root's links are 3x faster than the others (the triangle of the unit
 // tests, widened to every size): several trees from 3 ranks on, run as planned.
 TEST(WeightedTrees, PlannedMultiTreeGivesTheSum) {
@@ -259,21 +279,7 @@ TEST(WeightedTrees, PlannedMultiTreeGivesTheSum) {
     ASSERT_EQ(redux::describe_layout(operand->datatype(), layout), MPI_SUCCESS);
     bool several = false;
     for (int root = 0; root < size; ++root) {
-        std::vector<double> transfer_s(static_cast<size_t>(size * size));
-        for (int u = 0; u < size; ++u) {
-            for (int v = 0; v < size; ++v)
-                transfer_s[static_cast<size_t>(u * size + v)] = u == root || v == root ? 1e-3 : 3e-3;
-        }
-        redux::PlanRequest request;
-        request.ranks = size;
-        request.root = root;
-        request.strategy = redux::Strategy::multi_tree;
-        request.hetero_costs =
-            std::make_shared<redux::HeteroCosts>(std::vector<double>(static_cast<size_t>(size), 0.0), transfer_s);
-        request.costs = request.hetero_costs->mean_costs();
-        request.elements = 1000;
-        request.segments = 24;
-        const redux::Plan plan = redux::make_plan(request);
+        const redux::Plan plan = multi_tree_plan(size, root, 1000, 24);
         several = several || !plan.more_trees.empty();
         for (bool in_place : {false, true}) {
             SCOPED_TRACE("root " + std::to_string(root) + " trees " + std::to_string(1 + plan.more_trees.size()) +
@@ -396,6 +402,49 @@ TEST(MidwayError, SegmentedFailedWaitCancelsTheSegmentsPosted) {
     int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     sum_with_failure_at_root(redux_test::Entry::test, 0, /*must_fire=*/size > 1, /*segment_bytes=*/4);
+}
+
+// Multi-tree (one pipeline per tree, each child's receives posted together): the root has posted its first
+// receive when posting the next fails; every receive it posted is cancelled or completed, and the error is
+// returned. The other ranks' segments (one int each) are sent eagerly, so their calls return.
+TEST(MidwayError, MultiTreeFailedPostCancelsTheSegmentsPosted) {
+    const World world;
+    const int rank = world.rank, size = world.size;
+    if (size > redux::kMultiTreeMaxRanks) GTEST_SKIP() << "above the multi-tree's rank limit";
+    const int count = 24;
+    const redux::Plan plan = multi_tree_plan(size, 0, count, count);
+    MPI_Comm comm = MPI_COMM_NULL;  // set aside at the end, never freed (sum_with_failure_at_root says why)
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    std::vector<int> send(count, rank + 1), recv(count, 0);
+    redux::ReduceArgs args;
+    args.sendbuf = send.data();
+    args.recvbuf = recv.data();
+    args.count = count;
+    args.datatype = MPI_INT;
+    args.op = MPI_SUM;
+    args.root = 0;
+    redux::ElementLayout layout;
+    ASSERT_EQ(redux::describe_layout(MPI_INT, layout), MPI_SUCCESS);
+    redux::Workspace workspace;
+    const long long injected_before = redux_test::injected_failures();
+    if (rank == 0) redux_test::inject_failure(redux_test::Entry::irecv, 1, MPI_ERR_OTHER);
+    const auto before = redux_test::request_counts();
+    const int rc =
+        redux::run_program(redux::program_for(plan, rank), plan.segments, rank, args, layout, comm, workspace, {});
+    const auto after = redux_test::request_counts();
+    redux_test::inject_failure(redux_test::Entry::irecv, -1, MPI_SUCCESS);
+    const bool fired = redux_test::injected_failures() > injected_before;
+    EXPECT_EQ(after.started - before.started, after.completed - before.completed)
+        << "a request started by the call was neither completed nor cancelled";
+    if (rank == 0 && size > 1) {
+        EXPECT_TRUE(fired) << "the injected failure was not reached";
+        EXPECT_EQ(rc, MPI_ERR_OTHER);
+    } else {
+        EXPECT_EQ(rc, MPI_SUCCESS);
+    }
+    static std::vector<MPI_Comm> failed;
+    failed.push_back(comm);
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 }  // namespace
