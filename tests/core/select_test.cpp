@@ -115,7 +115,7 @@ TEST(Select, SeveralNodesAddThePerLinkTreesAllPredictedUnderPerLinkCosts) {
     EXPECT_EQ(strategies_of(selection),
               (std::vector<Strategy>{Strategy::optimal, Strategy::fibonacci, Strategy::binomial, Strategy::snf,
                                      Strategy::hetero_greedy, Strategy::two_level, Strategy::chain, Strategy::binary,
-                                     Strategy::ksss, Strategy::two_tree}));
+                                     Strategy::ksss, Strategy::two_tree, Strategy::multi_tree}));
     for (const Candidate& candidate : selection.candidates) {
         SCOPED_TRACE(std::string(strategy_name(candidate.strategy)));
         EXPECT_DOUBLE_EQ(candidate.predicted_s, predicted_under_links(input, candidate.strategy));
@@ -139,7 +139,7 @@ TEST(Select, SeveralPackagesOnOneNodeAddSnfAndHeteroGreedyButNotTwoLevel) {
     EXPECT_EQ(strategies_of(selection),
               (std::vector<Strategy>{Strategy::optimal, Strategy::fibonacci, Strategy::binomial, Strategy::snf,
                                      Strategy::hetero_greedy, Strategy::chain, Strategy::binary, Strategy::ksss,
-                                     Strategy::two_tree}));
+                                     Strategy::two_tree, Strategy::multi_tree}));
     for (const Candidate& candidate : selection.candidates) {
         EXPECT_DOUBLE_EQ(candidate.predicted_s, predicted_under_links(input, candidate.strategy));
     }

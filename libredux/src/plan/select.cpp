@@ -1,7 +1,7 @@
 // Plan selection (select.hpp).
 //
 // Candidates: the strategy asked for, or with auto every strategy of the table that applies, needs no limit and
-// is weighed by auto (weighed_by_auto: not multi-tree). Strategies that need per-link costs apply when the
+// is weighed by auto (library_strategy). Strategies that need per-link costs apply when the
 // communicator's links fall in several classes (several nodes or packages), the op is commutative and there are at most
 // kMaxPerLinkRanks ranks; two-level needs several nodes too. When there are several classes, every candidate (the
 // homogeneous ones included, which are built with the slowest class's d) is predicted by the simulator under the
@@ -144,7 +144,7 @@ Selection select_plan(const SelectionInput& input) {
         }
     } else {
         for (const StrategyInfo& info : strategies()) {
-            if (weighed_by_auto(info) && applies(info, input, several_classes)) candidates.push_back(info.strategy);
+            if (library_strategy(info) && applies(info, input, several_classes)) candidates.push_back(info.strategy);
         }
     }
     const std::shared_ptr<const HeteroCosts> links = several_classes ? per_link_costs(input) : nullptr;

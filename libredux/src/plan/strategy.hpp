@@ -42,17 +42,10 @@ bool strategy_needs_limit(Strategy s);
 // Built from per-rank and per-link costs over the ranks themselves (no relabelling): snf, hetero-greedy,
 // two-level need PlanRequest::hetero_costs and a commutative operator.
 bool strategy_needs_hetero_costs(Strategy s);
-// Accepted by REDUX_ALGORITHM and weighed by auto: every strategy that needs no limit.
+// Accepted by REDUX_ALGORITHM and weighed by auto: every strategy that needs no limit (multi-tree too, since its
+// executor keeps a pipeline per tree: on simulated platforms it measures 1.00-1.18x its forecast).
 inline bool library_strategy(const StrategyInfo& info) { return info.needs != Needs::limit; }
 inline bool any_strategy(const StrategyInfo&) { return true; }
-// Weighed by auto: the library strategies but multi-tree, which runs only when asked for by name. Its forecast
-// assumes every link kept busy, and the executor does not do that yet: on simulated platforms it measured 1.33x
-// its forecast on 3 ranks and 6x on 8 (a rank's sends ahead of its folds wait in one queue whatever the tree, so
-// a send on a slow path holds back the ones behind it), so auto would pick it on a promise.
-inline bool weighed_by_auto(const StrategyInfo& info) {
-    return library_strategy(info) && info.strategy != Strategy::multi_tree;
-}
-
 inline redux_algorithm public_algorithm(Strategy s) { return static_cast<redux_algorithm>(s); }
 // The strategy of a public value; nullopt for CONFIGURED, AUTO, NATIVE and unknown values.
 std::optional<Strategy> strategy_of(redux_algorithm algorithm);
