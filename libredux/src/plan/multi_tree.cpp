@@ -17,7 +17,8 @@
 // geometric counts (1, 2, 3, 4, 6, 9, ..., at most min(elements, 4096)) until two in a row forecast 10 % above
 // the best, as choose_segments scans (segments.cpp), since the trees change with m when latency counts.
 // The forecast assumes the executor keeps every link busy; how close it comes is measured, not assumed
-// (docs/model.md).
+// (docs/model.md). Planning time, the whole scan at 16 ranks on random per-link costs: 0.06-0.5 s (redux-plan
+// --strategy multi-tree --segments auto, 1e6 elements, 2 loaded cores), once per communicator and key.
 #include "plan/multi_tree.hpp"
 
 #include "plan/plain_trees.hpp"
@@ -28,6 +29,8 @@
 
 namespace redux {
 namespace {
+
+constexpr int32_t kMaxRounds = 1000;  // column generation rounds per segment count
 
 struct Candidate {
     int32_t segments = 0;
@@ -44,7 +47,11 @@ Candidate forecast(const PlanRequest& request, int32_t segments) {
         steady_state_platform(*request.hetero_costs, request.root, segment_scale(at_m));
     TreePackingOptions options;
     options.max_participants = kMultiTreeMaxRanks;
-    options.time_limit_s = 5;
+    // Every rank plans on its own and must make the same plan, so the search is bounded by rounds (the same on
+    // every rank), not by time: 30-180 rounds and 0.02-0.8 s per count on random 16-rank platforms (2 loaded cores);
+    // a count that needs more than kMaxRounds is not taken. The time limit is a last guard only.
+    options.max_rounds = kMaxRounds;
+    options.time_limit_s = 60;
     std::optional<PlainTreePacking> packing = pack_plain_trees(platform, options, nullptr, PortModel::shared_links);
     if (!packing || packing->throughput_per_s <= 0) return out;
     double fill_s = 0;
