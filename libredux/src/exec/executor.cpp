@@ -474,15 +474,18 @@ public:
           ws_(workspace) {
         const int window = std::max(knobs.recv_window, kLaneWindow);
         int requests = 0, slots = 0;
+        ws_.lanes.clear();  // a repeated call reuses their capacity
+        ws_.child_posted.clear();
+        ws_.child_next.clear();
         for (int t = 0; t < program.trees(); ++t) {
-            Lane& lane = lanes_.emplace_back();
+            Lane& lane = ws_.lanes.emplace_back();
             lane.tree = t;
             lane.children = static_cast<int>(program.children_in(t).size());
             lane.parent = program.parent_in(t);
             lane.next_fold = first_segment(t, 0);
-            lane.first_child = static_cast<int>(child_posted_.size());
-            child_posted_.insert(child_posted_.end(), static_cast<size_t>(lane.children), 0);
-            child_next_.insert(child_next_.end(), static_cast<size_t>(lane.children), lane.next_fold);
+            lane.first_child = static_cast<int>(ws_.child_posted.size());
+            ws_.child_posted.insert(ws_.child_posted.end(), static_cast<size_t>(lane.children), 0);
+            ws_.child_next.insert(ws_.child_next.end(), static_cast<size_t>(lane.children), lane.next_fold);
             for (int j = lane.next_fold; j < segments_; j = first_segment(t, j + 1)) {
                 lane.stream += lane.children;
                 ++lane.segments;
@@ -498,7 +501,7 @@ public:
         ws_.slot.clear();
         if (slots > 0) ws_.slot = workspace.ensure(layout, std::max(most, 1), slots);
         ws_.free_slots.clear();
-        for (Lane& lane : lanes_) {
+        for (Lane& lane : ws_.lanes) {
             lane.first_free = static_cast<int>(ws_.free_slots.size());
             for (int s = 0; s < lane.slots; ++s) ws_.free_slots.push_back(lane.first_slot + s);
             lane.free = lane.slots;
@@ -520,27 +523,7 @@ public:
     }
 
 private:
-    // One tree's pipeline at this rank. Receive q of its stream (segment-major, children in fold order) uses
-    // request first_request + q % window; its sends use the kSendWindow requests after those.
-    struct Lane {
-        int tree = 0;
-        int children = 0;
-        int32_t parent = -1;
-        int segments = 0;    // dealt to this tree
-        int64_t stream = 0;  // receives in all: segments x children
-        int window = 1;      // receives posted together
-        int first_request = 0;
-        int first_slot = 0, slots = 0;  // its scratch slots
-        int first_free = 0, free = 0;   // its free slots: ws_.free_slots[first_free, first_free + free)
-        int64_t folded = 0;             // receives folded, in stream order
-        int first_child = 0;            // its children's entries in child_posted_ and child_next_
-        int next_fold = 0;              // the segment being folded (or sent, for a leaf)
-        int finished = 0;               // segments folded and sent on (or kept, at the root)
-        int64_t sends_started = 0, sends_done = 0;
-        const void* acc = nullptr;
-        int acc_slot = kNoSlot;
-        bool acc_writable = false;
-    };
+    using Lane = LaneState;
 
     // The first segment of tree t from j on (segments_ when none).
     int first_segment(int t, int j) const {
@@ -560,7 +543,7 @@ private:
         return static_cast<size_t>(lane.first_request + k * lane.window + (q / lane.children) % lane.window);
     }
     bool posted(const Lane& lane, int64_t q) const {
-        return q / lane.children < child_posted_[static_cast<size_t>(lane.first_child + q % lane.children)];
+        return q / lane.children < ws_.child_posted[static_cast<size_t>(lane.first_child + q % lane.children)];
     }
     MPI_Request& recv_request(Lane& lane, int64_t q) { return ws_.requests[ring_index(lane, q)]; }
     int& recv_slot(Lane& lane, int64_t q) { return ws_.child_slot[ring_index(lane, q)]; }
@@ -584,7 +567,7 @@ private:
     int reduce_lanes() {
         for (int polls = 0;;) {
             bool moved = false, all_done = true;
-            for (Lane& lane : lanes_) {
+            for (Lane& lane : ws_.lanes) {
                 REDUX_MPI(advance(lane, moved));
                 all_done = all_done && done(lane);
             }
@@ -661,8 +644,8 @@ private:
     int post_receives(Lane& lane) {
         const int64_t folding = lane.folded / std::max(lane.children, 1);  // the lane's segment being folded
         for (int k = 0; k < lane.children; ++k) {
-            int& count = child_posted_[static_cast<size_t>(lane.first_child + k)];
-            int& j = child_next_[static_cast<size_t>(lane.first_child + k)];
+            int& count = ws_.child_posted[static_cast<size_t>(lane.first_child + k)];
+            int& j = ws_.child_next[static_cast<size_t>(lane.first_child + k)];
             const ChildStep& child = program_.children_in(lane.tree)[static_cast<size_t>(k)];
             while (count < lane.segments && count - folding < lane.window && lane.free > 0) {
                 const int64_t q = static_cast<int64_t>(count) * lane.children + k;
@@ -757,9 +740,6 @@ private:
     const MPI_Comm comm_;
     const ExecKnobs& knobs_;
     Workspace& ws_;
-    std::vector<Lane> lanes_;
-    std::vector<int> child_posted_;  // by lane and child: the lane's segments whose receive from it is posted
-    std::vector<int> child_next_;    // by lane and child: the segment of its next receive
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace redux {
@@ -22,6 +23,29 @@ struct ReduceArgs {
     MPI_Op op = MPI_OP_NULL;
     bool commutative = true;
     int root = 0;
+};
+
+// One tree's pipeline at a rank (the executor's LaneRun, for plans dealt to weighted trees). Receive q of its stream
+// (segment-major, children in fold order) uses request first_request + q % window; its sends use the kSendWindow
+// requests after those.
+struct LaneState {
+    int tree = 0;
+    int children = 0;
+    int32_t parent = -1;
+    int segments = 0;    // dealt to this tree
+    int64_t stream = 0;  // receives in all: segments x children
+    int window = 1;      // receives posted together
+    int first_request = 0;
+    int first_slot = 0, slots = 0;  // its scratch slots
+    int first_free = 0, free = 0;   // its free slots: Workspace::free_slots[first_free, first_free + free)
+    int64_t folded = 0;             // receives folded, in stream order
+    int first_child = 0;            // its children's entries in Workspace::child_posted and child_next
+    int next_fold = 0;              // the segment being folded (or sent, for a leaf)
+    int finished = 0;               // segments folded and sent on (or kept, at the root)
+    int64_t sends_started = 0, sends_done = 0;
+    const void* acc = nullptr;
+    int acc_slot = -1;  // the accumulator's scratch slot; -1: sendbuf or recvbuf
+    bool acc_writable = false;
 };
 
 // What one cached plan keeps between calls: scratch buffers and the executor's bookkeeping, so that a
@@ -43,6 +67,9 @@ public:
     std::vector<int> indices;                  // for MPI_Testsome
     std::vector<MPI_Request> result_requests;  // the root's receives of the sink's result, one per segment
     std::vector<char> pack_scratch;
+    std::vector<LaneState> lanes;   // plans dealt to weighted trees: one per tree
+    std::vector<int> child_posted;  // by lane and child: the lane's segments whose receive from it is posted
+    std::vector<int> child_next;    // by lane and child: the segment of its next receive
 
 private:
     std::vector<ElementBuffer> storage_;
