@@ -79,6 +79,24 @@ void* at_offset(const void* base, MPI_Aint bytes) {
     return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(base) + static_cast<uintptr_t>(bytes));
 }
 
+// inout = in o inout over `count` elements, chunk_bytes at a time, calling `between` (an MPI error code) between
+// two chunks: Open MPI advances posted transfers only inside MPI calls.
+template <typename Between>
+int reduce_in_chunks(const void* in, void* inout, int count, const ReduceArgs& args, const ElementLayout& layout,
+                     size_t chunk_bytes, Between between) {
+    const int per_chunk = layout.extent > 0
+                              ? static_cast<int>(std::clamp<size_t>(chunk_bytes / static_cast<size_t>(layout.extent), 1,
+                                                                    static_cast<size_t>(std::max(count, 1))))
+                              : count;
+    for (int first = 0; first < count; first += per_chunk) {
+        const int n = std::min(per_chunk, count - first);
+        const MPI_Aint offset = static_cast<MPI_Aint>(first) * layout.extent;
+        REDUX_MPI(MPI_Reduce_local(at_offset(in, offset), at_offset(inout, offset), n, args.datatype, args.op));
+        if (first + n < count) REDUX_MPI(between());
+    }
+    return MPI_SUCCESS;
+}
+
 class ProgramRun {
 public:
     ProgramRun(const RankProgram& program, int segments, int rank, const ReduceArgs& args, const ElementLayout& layout,
@@ -308,19 +326,8 @@ private:
 
     // inout = in o inout, chunk by chunk, letting posted transfers progress between chunks.
     int apply_op(const void* in, void* inout) {
-        const int count = length(segment_);
-        const int per_chunk =
-            layout_.extent > 0
-                ? static_cast<int>(std::clamp<size_t>(knobs_.chunk_bytes / static_cast<size_t>(layout_.extent), 1,
-                                                      static_cast<size_t>(std::max(count, 1))))
-                : count;
-        for (int first = 0; first < count; first += per_chunk) {
-            const int n = std::min(per_chunk, count - first);
-            const MPI_Aint offset = static_cast<MPI_Aint>(first) * layout_.extent;
-            REDUX_MPI(MPI_Reduce_local(at_offset(in, offset), at_offset(inout, offset), n, args_.datatype, args_.op));
-            if (first + n < count) REDUX_MPI(poll());
-        }
-        return MPI_SUCCESS;
+        return reduce_in_chunks(in, inout, length(segment_), args_, layout_, knobs_.chunk_bytes,
+                                [this] { return poll(); });
     }
 
     // Between chunks of a fold: the receives posted ahead (one in flight at most; the others null), then the
@@ -688,25 +695,15 @@ private:
         return MPI_SUCCESS;
     }
 
-    // inout = in o inout, chunk_bytes at a time, testing the lane's next receive in between (a transfer
-    // advances only inside MPI calls).
+    // inout = in o inout, chunk by chunk, testing the lane's next receive in between.
     int apply_op(Lane& lane, const void* in, void* inout) {
-        const int count = length(lane.next_fold);
-        const int per_chunk =
-            layout_.extent > 0
-                ? static_cast<int>(std::clamp<size_t>(knobs_.chunk_bytes / static_cast<size_t>(layout_.extent), 1,
-                                                      static_cast<size_t>(std::max(count, 1))))
-                : count;
-        for (int first = 0; first < count; first += per_chunk) {
-            const int n = std::min(per_chunk, count - first);
-            const MPI_Aint offset = static_cast<MPI_Aint>(first) * layout_.extent;
-            REDUX_MPI(MPI_Reduce_local(at_offset(in, offset), at_offset(inout, offset), n, args_.datatype, args_.op));
-            if (first + n < count && lane.folded + 1 < lane.stream && posted(lane, lane.folded + 1)) {
-                int arrived = 0;
-                REDUX_MPI(test_request(recv_request(lane, lane.folded + 1), arrived));
+        return reduce_in_chunks(in, inout, length(lane.next_fold), args_, layout_, knobs_.chunk_bytes, [&] {
+            int arrived = 0;
+            if (lane.folded + 1 < lane.stream && posted(lane, lane.folded + 1)) {
+                return test_request(recv_request(lane, lane.folded + 1), arrived);
             }
-        }
-        return MPI_SUCCESS;
+            return MPI_SUCCESS;
+        });
     }
 
     // The lane's segment next_fold is folded: to the tree's parent, or into recvbuf at the root.
