@@ -697,7 +697,7 @@ private:
 
     // inout = in o inout, chunk by chunk, testing the lane's next receive in between.
     int apply_op(Lane& lane, const void* in, void* inout) {
-        return reduce_in_chunks(in, inout, length(lane.next_fold), args_, layout_, knobs_.chunk_bytes, [&] {
+        return reduce_in_chunks(in, inout, length(lane.next_fold), args_, layout_, knobs_.chunk_bytes, [&]() -> int {
             int arrived = 0;
             if (lane.folded + 1 < lane.stream && posted(lane, lane.folded + 1)) {
                 return test_request(recv_request(lane, lane.folded + 1), arrived);
