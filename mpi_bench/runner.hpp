@@ -24,12 +24,12 @@
 
 namespace redux_bench {
 
-// auto's trials: its first calls on a size take turns between up to three trees and PMPI_Reduce in rounds of 5
+// auto's trials: its first calls on a size take turns between up to five trees and PMPI_Reduce in rounds of 5
 // calls each (libredux's AutoSelect::kTrials); a contender clearly slower than another leaves after a round, and
 // at most 4 rounds are run (AutoSelect::kMaxTrialCallsAnyTrees calls). Before the warm-up, auto alone makes this
 // many calls (the verification call included), so that what is timed is what it settled on, as an application
 // sees it after its first few dozen calls.
-constexpr int kAutoTrialCalls = 80;
+constexpr int kAutoTrialCalls = 120;
 
 struct AlgorithmResult {
     Summary latency;  // over the timed iterations, on the root

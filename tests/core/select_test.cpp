@@ -308,7 +308,8 @@ TEST(Select, PerLinkCostsCarryTheTimeInFlight) {
 }
 
 // auto's runners-up: the next fastest predicted plans, each running differently from the winner and from the
-// others, fastest first, at most kRunnersUp; none when a strategy is asked for.
+// others, fastest first, predicted within kRunnerUpSpan of the winner, at most kRunnersUp; none when a strategy is
+// asked for.
 TEST(Select, RunnersUpAreTheNextFastestDistinctPlans) {
     for (int32_t ranks : {2, 4, 7, 16}) {
         SelectionInput input;
@@ -328,8 +329,13 @@ TEST(Select, RunnersUpAreTheNextFastestDistinctPlans) {
             });
             if (!seen) distinct.push_back(std::move(plan));
         }
+        const double span_s = kRunnerUpSpan * selection.plan.makespan_s;
+        const size_t others_in_span =
+            static_cast<size_t>(std::count_if(distinct.begin(), distinct.end(),
+                                              [&](const Plan& p) { return p.makespan_s <= span_s; })) -
+            1;
         ASSERT_LE(selection.runners_up.size(), static_cast<size_t>(kRunnersUp));
-        EXPECT_EQ(selection.runners_up.size(), std::min<size_t>(distinct.size() - 1, kRunnersUp))
+        EXPECT_EQ(selection.runners_up.size(), std::min<size_t>(others_in_span, kRunnersUp))
             << distinct.size() << " ways of running among " << selection.candidates.size() << " candidates";
         double previous = selection.plan.makespan_s;
         for (size_t i = 0; i < selection.runners_up.size(); ++i) {
@@ -337,6 +343,7 @@ TEST(Select, RunnersUpAreTheNextFastestDistinctPlans) {
             EXPECT_FALSE(same_execution(r, selection.plan)) << "runner-up " << i;
             for (size_t j = 0; j < i; ++j) EXPECT_FALSE(same_execution(r, selection.runners_up[j]));
             EXPECT_GE(r.makespan_s, previous * (1 - 1e-4)) << "fastest first";
+            EXPECT_LE(r.makespan_s, span_s) << "runner-up " << i << " predicted beyond the span";
             previous = r.makespan_s;
         }
     }

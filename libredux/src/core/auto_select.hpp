@@ -32,7 +32,7 @@ class AutoSelect {
 public:
     static constexpr int kTrials = 5;     // calls of each contender per round
     static constexpr int kMaxRounds = 4;  // then native, if no tree is clearly faster
-    static constexpr int kMaxTrees = 3;   // the model's tree and at most two runners-up
+    static constexpr int kMaxTrees = 5;   // the model's tree and at most four runners-up (plan/select.hpp)
     // The most trial calls before a decision: with one tree, and with the most trees.
     static constexpr int kMaxTrialCalls = 2 * kTrials * kMaxRounds;
     static constexpr int kMaxTrialCallsAnyTrees = (kMaxTrees + 1) * kTrials * kMaxRounds;

@@ -100,7 +100,7 @@ bool applies(const StrategyInfo& info, const SelectionInput& input, bool links) 
 }
 
 // The fastest predicted plans after plans[winner] (table order among equal predictions) that run differently
-// from it and from each other, at most kRunnersUp.
+// from it and from each other, predicted within kRunnerUpSpan of it, at most kRunnersUp.
 std::vector<Plan> runners_up(const std::vector<Plan>& plans, size_t winner) {
     std::vector<size_t> order;
     for (size_t i = 0; i < plans.size(); ++i) order.push_back(i);
@@ -109,6 +109,7 @@ std::vector<Plan> runners_up(const std::vector<Plan>& plans, size_t winner) {
     std::vector<Plan> chosen;
     for (size_t i : order) {
         if (static_cast<int>(chosen.size()) == kRunnersUp) break;
+        if (plans[i].makespan_s > kRunnerUpSpan * plans[winner].makespan_s) break;
         if (same_execution(plans[i], plans[winner])) continue;
         if (std::any_of(chosen.begin(), chosen.end(), [&](const Plan& p) { return same_execution(p, plans[i]); })) {
             continue;
