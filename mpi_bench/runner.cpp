@@ -16,9 +16,10 @@ PlanReport plan_report(const redux_call_info& info) {
     return {info.planned != 0, info.transfer_s, info.compute_s, info.predicted_s, info.segments};
 }
 
-// Remembers a planned call's report (the first), and what the latest call ran.
+// Remembers the latest planned call's report and what the latest call ran: for auto, the tree it settled on
+// (after its trials it may run a runner-up, another plan than its first calls').
 void record_call(const redux_call_info& info, AlgorithmResult& out) {
-    if (info.planned != 0 && !out.plan.planned) out.plan = plan_report(info);
+    if (info.planned != 0) out.plan = plan_report(info);
     out.ran = info.planned != 0 ? algorithm_name(info.algorithm) : "native";
 }
 

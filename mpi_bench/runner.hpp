@@ -33,7 +33,7 @@ constexpr int kAutoTrialCalls = 120;
 
 struct AlgorithmResult {
     Summary latency;  // over the timed iterations, on the root
-    PlanReport plan;  // libredux's report of a planned call (the first); plan.planned false when none was
+    PlanReport plan;  // libredux's report of the latest planned call; plan.planned false when none was
     std::string ran;  // what the last timed call ran: "native" or a strategy (auto's choice, a fallback)
 };
 

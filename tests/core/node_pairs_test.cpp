@@ -36,15 +36,16 @@ TEST(NodePairs, RoundRobinMeetsEveryPairOnceAndNobodyTwiceInARound) {
 
 // The other-node class: 1 ms at 8 B, 2 ms at 32 KiB, 4 ms at 256 KiB, 10 ms at 1 MiB, 0.8 ms of it in flight.
 // Three nodes, named by their lowest ranks 0, 2 and 5; one-way times measured (ms), both directions alike:
-//            8 B   32 KiB   256 KiB
-//   0 - 2     1      2         4       the class's own pair
-//   0 - 5     4      4         8       farther: 4x the latency, then 2x the class
-//   2 - 5   0.5      6        16       nearer, but 3x and 4x slower for larger messages
+//            8 B   32 KiB   64 KiB   256 KiB
+//   0 - 2     1      2        3         4       the class's own pair
+//   0 - 5     4      4        5         8       farther: 4x the latency, then 2x the class
+//   2 - 5   0.5      6       12        16       nearer, but 3x and 4x slower for larger messages, with a step
 struct ThreeNodes : ::testing::Test {
     LinkFit fit{1e-3, 6e-3 / (768 << 10), true, {{8, 1e-3}, {32768, 2e-3}, {262144, 4e-3}, {1 << 20, 10e-3}}, 0.8e-3};
     NodePairTimes times{{0, 2, 5},
                         {{{0, 1e-3, 4e-3, 1e-3, 0, 0.5e-3, 4e-3, 0.5e-3, 0},
                           {0, 2e-3, 4e-3, 2e-3, 0, 6e-3, 4e-3, 6e-3, 0},
+                          {0, 3e-3, 5e-3, 3e-3, 0, 12e-3, 5e-3, 12e-3, 0},
                           {0, 4e-3, 8e-3, 4e-3, 0, 16e-3, 8e-3, 16e-3, 0}}}};
     static double at(const NodePairCosts& costs, int32_t a, int32_t b, bool flight = false) {
         return (flight ? costs.flight_s : costs.transfer_s)[static_cast<size_t>(a * 3 + b)];
@@ -60,6 +61,9 @@ TEST_F(ThreeNodes, AtTheMeasuredSizesDIsWhatWasMeasured) {
     const NodePairCosts middle = node_pair_costs(times, fit, 32768);
     EXPECT_NEAR(at(middle, 0, 2), 4e-3, 1e-12);
     EXPECT_NEAR(at(middle, 1, 2), 6e-3, 1e-12);
+    const NodePairCosts step = node_pair_costs(times, fit, 65536);
+    EXPECT_NEAR(at(step, 0, 2), 5e-3, 1e-12);
+    EXPECT_NEAR(at(step, 1, 2), 12e-3, 1e-12);
     const NodePairCosts large = node_pair_costs(times, fit, 262144);
     EXPECT_NEAR(at(large, 0, 2), 8e-3, 1e-12);
     EXPECT_NEAR(at(large, 1, 2), 16e-3, 1e-12);
@@ -80,8 +84,9 @@ TEST_F(ThreeNodes, BetweenTheSizesThePairsOwnTimesAreInterpolated) {
     const NodePairCosts low = node_pair_costs(times, fit, 512);
     EXPECT_NEAR(at(low, 1, 2), 0.5e-3 + 5.5e-3 * (512.0 - 8) / (32768 - 8), 1e-12);
     EXPECT_NEAR(at(low, 0, 2), 4e-3, 1e-12);
-    // 64 KiB, between 32 and 256 KiB: 2 - 5 from 6 to 16 ms.
-    EXPECT_NEAR(at(node_pair_costs(times, fit, 65536), 1, 2), 6e-3 + 10e-3 * 32768.0 / (262144 - 32768), 1e-12);
+    // 48 KiB, between 32 and 64 KiB: 2 - 5 from 6 to 12 ms; 128 KiB, between 64 and 256 KiB: from 12 to 16 ms.
+    EXPECT_NEAR(at(node_pair_costs(times, fit, 49152), 1, 2), 9e-3, 1e-12);
+    EXPECT_NEAR(at(node_pair_costs(times, fit, 131072), 1, 2), 12e-3 + 4e-3 * 65536.0 / (262144 - 65536), 1e-12);
     // A pair measured faster at 32 KiB than at 8 B: as for a class (fit_link), the larger size's time bounds
     // the smaller one's, and d never falls with the bytes.
     NodePairTimes noisy = times;

@@ -123,6 +123,62 @@ TEST(SegmentedModel, ChainMatchesItsClosedForm) {
     }
 }
 
+// With a time in flight F (Costs::flight_s) a segment reaches its receiver's port F after it leaves and holds
+// the port for the rest, s - F_s, where F_s = min(F, s); the sender sends the next segment so that it reaches
+// the port as this one leaves it. Derivation, W >= 2, chain as above: the leaf's segments leave at j (s - F_s);
+// rank 1 has segment j at s + j (s - F_s) and folds it at once when c_m <= s - F_s, so each hop adds s + c_m and
+// segments follow at the pace of the port's part; with c_m > s - F_s the reducer paces them. Both:
+// T = (n - 1)(s + c_m) + (m - 1) max(s - F_s, c_m); at F = 0 the closed form above.
+TEST(SegmentedModel, ChainWithATimeInFlightMatchesItsClosedForm) {
+    for (const Costs& base : kCosts) {
+        for (const double flight_share : {0.0, 0.05, 0.3, 0.9, 1.0}) {
+            Costs costs = base;
+            costs.flight_s = flight_share * costs.transfer_s;
+            for (int32_t n : {2, 3, 5, 9}) {
+                for (int32_t m : {1, 2, 3, 4, 10, 60}) {
+                    PlanRequest request{n, costs, Strategy::chain, 0, 0, true};
+                    request.elements = 120;
+                    request.latency_s = 0.1 * costs.transfer_s;
+                    request.segments = m;
+                    const double s = request.latency_s + (costs.transfer_s - request.latency_s) / m;
+                    const double c = costs.compute_s / m;
+                    const double port = s - std::min(costs.flight_s, s);
+                    const Plan plan = make_plan(request);
+                    ASSERT_EQ(plan.segments, m);
+                    const std::string what =
+                        "n=" + std::to_string(n) + " m=" + std::to_string(m) + " F=" + std::to_string(costs.flight_s);
+                    const double expected = (n - 1) * (s + c) + (m - 1) * std::max(port, c);
+                    if (m > 1) expect_close(simulate_segments(plan, m).makespan_s, expected, what);
+                    if (m > 1) expect_close(plan.makespan_s, expected, what + " (plan)");
+                }
+            }
+        }
+    }
+}
+
+// At one segment, with a time in flight, the segmented model is the unsegmented simulator's flight model too (a
+// message reaches the port L after it leaves and holds it for d - L), for the homogeneous single-tree strategies.
+TEST(SegmentedModel, OneSegmentWithATimeInFlightIsTheUnsegmentedSimulation) {
+    int plans = 0;
+    for (const Costs& base : kCosts) {
+        for (const double flight_share : {0.5, 0.9, 1.0}) {
+            Costs costs = base;
+            costs.flight_s = flight_share * costs.transfer_s;
+            for (const Strategy strategy : homogeneous_strategies()) {
+                for (int32_t n : {2, 3, 7, 8, 13, 33}) {
+                    const Plan plan = make_plan(request_for(n, strategy, costs, 0, true));
+                    if (!plan.more_trees.empty()) continue;
+                    const Simulation sim = simulate(plan.parent, costs, plan.release_s);
+                    ASSERT_DOUBLE_EQ(simulate_segments(plan, 1).tree_makespan_s, sim.makespan_s)
+                        << strategy_name(strategy) << " n=" << n << " L=" << costs.flight_s;
+                    ++plans;
+                }
+            }
+        }
+    }
+    RecordProperty("plans", plans);
+}
+
 // A non-commutative chain cannot end on a middle rank: its sink streams every segment to the root as soon as it
 // is ready. With c = 0 the sink has segment j at (n - 1 + j) s and the root receives it s later: the final
 // transfer adds one segment, not the whole vector.

@@ -7,20 +7,20 @@
 //   2. the calibration file, read by rank 0 and broadcast (a missing, stale, foreign or corrupt file: one
 //      warning from rank 0, then step 3; the warning says when the file will not be written, see 4);
 //   3. measurement: for each class, one pair of ranks (Topology::first_pair) ping-pongs messages of 8 B,
-//      32 KiB and 256 KiB (one warm-up, then 5 round trips each), 1 MiB and 4 MiB (one warm-up, then 2: a
-//      round trip at 4 MiB on a slow link costs 80 ms), and on a fast link 16 and 64 MiB (below); the fastest
-//      half round trip per size (on a shared machine scheduling delays only add time, so the fastest is the
-//      link's own) makes d (fit_link), which is broadcast. Then the time in flight (LinkFit::flight_s): a
-//      stream of kStreamMessages messages of 8 B, a to b, answered by one 8 B message once all have arrived,
-//      takes 2 d + (k - 1) p, where p is the part of d that holds the receiver (its port: overheads and gap);
-//      p from the fastest stream against the fastest 8 B round trip, and L = d(8 B) - p. The large sizes are where long
-//      vectors and their segments are planned: beyond the largest size measured d follows the slope of the last two. A
-//      few pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a VM; 1.5 ms when
-//      it stopped at 256 KiB), most of it first-touching the 16 MiB buffer; 0.5 s between two nodes 2 ms and 1 Gbit/s
-//      apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms.
+//      32 KiB, 64 KiB (a protocol switch: model/node_pairs.hpp) and 256 KiB (one warm-up, then 5 round trips each), 1
+//      MiB and 4 MiB (one warm-up, then 2: a round trip at 4 MiB on a slow link costs 80 ms), and on a fast link 16 and
+//      64 MiB (below); the fastest half round trip per size (on a shared machine scheduling delays only add time, so
+//      the fastest is the link's own) makes d (fit_link), which is broadcast. Then the time in flight
+//      (LinkFit::flight_s): a stream of kStreamMessages messages of 8 B, a to b, answered by one 8 B message once all
+//      have arrived, takes 2 d + (k - 1) p, where p is the part of d that holds the receiver (its port: overheads and
+//      gap); p from the fastest stream against the fastest 8 B round trip, and L = d(8 B) - p. The large sizes are
+//      where long vectors and their segments are planned: beyond the largest size measured d follows the slope of the
+//      last two. A few pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a
+//      VM; 1.5 ms when it stopped at 256 KiB), most of it first-touching the 16 MiB buffer; 0.5 s between two nodes 2
+//      ms and 1 Gbit/s apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms.
 //   4. on 3 to kMaxPairNodes nodes, every pair of nodes (model/node_pairs.cpp says why): the nodes' leaders (the
 //      lowest rank of each) meet in the rounds of a round-robin schedule, each pair in a round at once, and
-//      ping-pong each of kPairBytes (8 B, 32 KiB, 256 KiB: one warm-up, then kPairTrips); the fastest half
+//      ping-pong each of kPairBytes (8 B, 32, 64 and 256 KiB: one warm-up, then kPairTrips); the fastest half
 //      round trips, one MPI_Allreduce, and every rank holds them. Measured
 //      on every communicator that spans such nodes, not kept in the calibration file: on the emulated
 //      heterogeneous cluster (8 nodes, 0.2 to 10 ms one way) it takes about 1 s.
@@ -52,8 +52,8 @@ struct PingSize {
     bool warm_up;     // one round trip first, not timed
     int round_trips;  // timed
 };
-constexpr PingSize kPingSizes[] = {
-    {8, true, 5}, {32 << 10, true, 5}, {256 << 10, true, 5}, {1 << 20, true, 2}, {4 << 20, true, 2}};
+constexpr PingSize kPingSizes[] = {{8, true, 5},         {32 << 10, true, 5}, {64 << 10, true, 5},
+                                   {256 << 10, true, 5}, {1 << 20, true, 2},  {4 << 20, true, 2}};
 // Beyond the last of kPingSizes: 4x larger sizes, up to the largest the planner is built for, while the largest
 // size so far took less than kExtendBelow_s one way (a fast link, where the next costs little), so that the
 // slope beyond is that of messages larger than the caches (shared memory: 4 MiB stays in a 32 MiB L3 and moves

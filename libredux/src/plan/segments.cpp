@@ -22,11 +22,17 @@
 //         the child can send segment j  (below),
 //         receive q - 1 has arrived     (one receive in flight: the one receive port), and
 //         the fold of receive q - W has ended (W = recv_window scratch slots; W >= 1, the executor's default 2),
-//     and arrives d_e later.
+//     and arrives d_e later. With a time in flight F on the link (Costs::flight_s, or L_ij under per-link costs;
+//     F_e = min(F, d_e)) the segment leaves when the child can send it, reaches the port F_e later, and holds
+//     the port for d_e - F_e once the conditions above allow: the latency of a stream of segments is paid once,
+//     not per segment, as on a real network where the next message is on its way while one is received (an eager
+//     send needs no posted receive). At F = 0 it is the one-port model above.
 //   - Folds, in stream order: fold q starts at max(arrival of q, end of fold q - 1) and takes c_e.
 //   - Sends. A rank's segment j is ready when its last fold of segment j ends (a leaf's at time 0). It can send
 //     segment j at max(segment j ready, its send of segment j - 1 arrived, its release time) -- one send port,
-//     segments in order on each edge -- and the transfer starts when the receiver is ready as above. A release
+//     segments in order on each edge -- and the transfer starts when the receiver is ready as above (with a time in
+//     flight, "arrived" is "arrived less F_e": the next segment reaches the port as this one leaves it, and never
+//     leaves before the sender's own part of the previous one, d_e - F_e after it left). A release
 //     time (Algorithm 2's plans fix one per rank) holds back every segment; Algorithm 2's bound on concurrent
 //     transfers is not kept once segments overlap.
 //   - Final transfer. When a non-commutative plan's sink is not the root (Plan::final_transfer), the sink sends
@@ -92,6 +98,16 @@ constexpr int32_t kLocalWidth = 8;       // the ternary search stops at interval
 constexpr double kTieRelative = 1e-12;   // predictions closer than this are equal: the fewer segments win
 constexpr double kRiseToStop = 0.1;      // the scan stops after two counts predicted 10 % above the best so far
 
+struct Link {
+    double d = 0;        // the whole vector's
+    double latency = 0;  // the part of d every segment pays (PlanRequest::latency_s)
+    double flight = 0;   // the time in flight of a message (Costs::flight_s, L_ij)
+};
+struct Transfer {
+    double arrived_s = 0;
+    double next_send_s = 0;
+};
+
 // The costs of one segment of every size a plan's cut produces, and of the links the plan uses.
 class SegmentCosts {
 public:
@@ -114,20 +130,31 @@ public:
         }
     }
 
-    // d (whole vector) and the latency part of it, for the link from -> to.
-    std::pair<double, double> link(int32_t from, int32_t to) const {
-        const double d =
-            request_.hetero_costs ? request_.hetero_costs->transfer_s(from, to) : request_.costs.transfer_s;
-        return {d, std::min(request_.latency_s, d)};
+    // The link from -> to: d (whole vector), the latency part of it, and its time in flight.
+    Link link(int32_t from, int32_t to) const {
+        const HeteroCosts* h = request_.hetero_costs.get();
+        const double d = h ? h->transfer_s(from, to) : request_.costs.transfer_s;
+        const double flight = h ? h->flight_s(from, to) : request_.costs.flight_s;
+        return {d, std::min(request_.latency_s, d), std::clamp(flight, 0.0, d)};
     }
     double compute_s(int32_t rank) const {
         return request_.hetero_costs ? request_.hetero_costs->compute_s(rank) : request_.costs.compute_s;
     }
     // d_e of segment j on a link of (d, latency): d - (d - latency)(elements - e) / elements, or d times the
     // curve's ratio when the request has one.
-    double transfer_s(const std::pair<double, double>& link, int32_t j) const {
-        if (!curve_ratio_.empty()) return link.first * curve_ratio_[j];
-        return link.first - (link.first - link.second) * rest_[j];
+    double transfer_s(const Link& link, int32_t j) const {
+        if (!curve_ratio_.empty()) return link.d * curve_ratio_[j];
+        return link.d - (link.d - link.latency) * rest_[j];
+    }
+    // Segment j from a rank that can send it at can_send_s to a receiver whose port is free at port_free_s:
+    // it reaches the port flight later, holds it for the rest of d_e; returns when it has arrived, and sets
+    // next_send_s to when the sender may send the next segment on this link (so that it reaches the port when this
+    // one leaves it: at flight 0, when this one has arrived).
+    Transfer transfer(const Link& link, int32_t j, double can_send_s, double port_free_s) const {
+        const double d_e = transfer_s(link, j);
+        const double flight = std::min(link.flight, d_e);
+        const double arrived_s = std::max(can_send_s + flight, port_free_s) + d_e - flight;
+        return {arrived_s, std::max(can_send_s + d_e - flight, arrived_s - flight)};
     }
     double fold_s(double compute_s, int32_t j) const { return compute_s * share_[j]; }
 
@@ -203,10 +230,10 @@ private:
             const double fold_s = costs_.fold_s(compute_s, j);
             for (int32_t k = 0; k < children; ++k) {
                 const double can_send_s = std::max(child_ready_[k] ? child_ready_[k][j] : 0.0, sent_[k]);
-                const double start_s = std::max(std::max(can_send_s, arrived_s), slot_free_[slot]);
-                arrived_s = start_s + costs_.transfer_s(links_[k], j);
+                const Transfer t = costs_.transfer(links_[k], j, can_send_s, std::max(arrived_s, slot_free_[slot]));
+                arrived_s = t.arrived_s;
                 folded_s = std::max(arrived_s, folded_s) + fold_s;
-                sent_[k] = arrived_s;
+                sent_[k] = t.next_send_s;
                 slot_free_[slot] = folded_s;
                 if (++slot == window_) slot = 0;
             }
@@ -218,11 +245,13 @@ private:
 
     // The sink sends every segment to the root once it is ready, in order.
     double final_transfer_end_s(const std::vector<double>& sink_ready) const {
-        const auto link = costs_.link(plan_.sink, plan_.request.root);
-        double arrived_s = 0;
+        const Link link = costs_.link(plan_.sink, plan_.request.root);
+        double arrived_s = 0, next_send_s = 0;
         for (int32_t j = 0; j < m_; ++j) {
             const double ready_s = sink_ready.empty() ? 0.0 : sink_ready[j];
-            arrived_s = std::max(ready_s, arrived_s) + costs_.transfer_s(link, j);
+            const Transfer t = costs_.transfer(link, j, std::max(ready_s, next_send_s), arrived_s);
+            arrived_s = t.arrived_s;
+            next_send_s = t.next_send_s;
         }
         return arrived_s;
     }
@@ -231,9 +260,9 @@ private:
     int32_t m_;
     int32_t window_;
     SegmentCosts costs_;
-    std::vector<std::vector<double>> ready_;        // by rank: each segment's ready time, while its parent needs it
-    std::vector<std::pair<double, double>> links_;  // of the rank being computed: by child, in fold order
-    std::vector<const double*> child_ready_;        // null for a leaf
+    std::vector<std::vector<double>> ready_;  // by rank: each segment's ready time, while its parent needs it
+    std::vector<Link> links_;                 // of the rank being computed: by child, in fold order
+    std::vector<const double*> child_ready_;  // null for a leaf
     std::vector<double> sent_;
     std::vector<double> slot_free_;
 };
@@ -274,14 +303,17 @@ public:
         }
         slot_free_.assign(n * static_cast<size_t>(window_), 0.0);
         slot_.assign(n, 0);
-        const auto link_to_root = costs_.link(plan_.sink, plan_.request.root);
-        double sink_ready_s = 0, result_arrived_s = 0;
+        const Link link_to_root = costs_.link(plan_.sink, plan_.request.root);
+        double sink_ready_s = 0, result_arrived_s = 0, result_next_send_s = 0;
         for (int32_t j = 0; j < m_; ++j) {
             const auto t = static_cast<size_t>(plan_.tree_of(j));
             for (int32_t rank : order_[t]) receive_children(trees_[t], t, rank, j);
             sink_ready_s = folded_[static_cast<size_t>(plan_.sink)];
             if (plan_.final_transfer) {
-                result_arrived_s = std::max(sink_ready_s, result_arrived_s) + costs_.transfer_s(link_to_root, j);
+                const Transfer tr =
+                    costs_.transfer(link_to_root, j, std::max(sink_ready_s, result_next_send_s), result_arrived_s);
+                result_arrived_s = tr.arrived_s;
+                result_next_send_s = tr.next_send_s;
             }
         }
         return {sink_ready_s, plan_.final_transfer ? result_arrived_s : sink_ready_s};
@@ -313,10 +345,11 @@ private:
             const bool leaf = offset[child] == offset[child + 1];
             double& sent_s = sent_[child * trees_.size() + (ahead(child) ? t : 0)];
             const double can_send_s = std::max(leaf && ahead(child) ? 0.0 : folded_[child], sent_s);
-            const double start_s = std::max(std::max(can_send_s, arrived_[r]), slots[slot_[r]]);
-            arrived_[r] = start_s + costs_.transfer_s(costs_.link(child_rank, rank), j);
+            const Transfer tr =
+                costs_.transfer(costs_.link(child_rank, rank), j, can_send_s, std::max(arrived_[r], slots[slot_[r]]));
+            arrived_[r] = tr.arrived_s;
             folded_[r] = std::max(arrived_[r], folded_[r]) + fold_s;
-            sent_s = arrived_[r];
+            sent_s = tr.next_send_s;
             slots[slot_[r]] = folded_[r];
             if (++slot_[r] == window_) slot_[r] = 0;
         }
