@@ -23,7 +23,8 @@
 //         receive q - 1 has arrived     (one receive in flight: the one receive port), and
 //         the fold of receive q - W has ended (W = recv_window scratch slots; W >= 1, the executor's default 2),
 //     and arrives d_e later. With a time in flight F on the link (Costs::flight_s, or L_ij under per-link costs;
-//     F_e = min(F, d_e)) the segment leaves when the child can send it, reaches the port F_e later, and holds
+//     F_e = min(F, d_e); only when the request's own flight is below its latency part, else every link is one-port
+//     here: see SegmentCosts) the segment leaves when the child can send it, reaches the port F_e later, and holds
 //     the port for d_e - F_e once the conditions above allow: the latency of a stream of segments is paid once,
 //     not per segment, as on a real network where the next message is on its way while one is received (an eager
 //     send needs no posted receive). At F = 0 it is the one-port model above.
@@ -111,7 +112,12 @@ struct Transfer {
 // The costs of one segment of every size a plan's cut produces, and of the links the plan uses.
 class SegmentCosts {
 public:
-    SegmentCosts(const PlanRequest& request, int32_t segments) : request_(request) {
+    // A time in flight as long as the whole latency part leaves a segment no port time of its own, and segments
+    // free: calibration could not resolve the port part of a small message (ranks of one node, where a stream is
+    // no slower than a round trip: L = d(8 B)). Then every link is one-port here, as where the request says
+    // segments do not see the flight (PlanRequest::segment_flight: ranks of one node).
+    SegmentCosts(const PlanRequest& request, int32_t segments)
+        : request_(request), with_flight_(request.segment_flight && request.costs.flight_s < request.latency_s) {
         const auto total = static_cast<double>(request.elements);
         share_.resize(static_cast<size_t>(segments));
         rest_.resize(static_cast<size_t>(segments));
@@ -135,7 +141,7 @@ public:
         const HeteroCosts* h = request_.hetero_costs.get();
         const double d = h ? h->transfer_s(from, to) : request_.costs.transfer_s;
         const double flight = h ? h->flight_s(from, to) : request_.costs.flight_s;
-        return {d, std::min(request_.latency_s, d), std::clamp(flight, 0.0, d)};
+        return {d, std::min(request_.latency_s, d), with_flight_ ? std::clamp(flight, 0.0, d) : 0.0};
     }
     double compute_s(int32_t rank) const {
         return request_.hetero_costs ? request_.hetero_costs->compute_s(rank) : request_.costs.compute_s;
@@ -160,6 +166,7 @@ public:
 
 private:
     const PlanRequest& request_;
+    bool with_flight_;
     std::vector<double> share_;        // e_j / elements
     std::vector<double> rest_;         // (elements - e_j) / elements
     std::vector<double> curve_ratio_;  // d_e / d by the request's curve; empty without one

@@ -161,6 +161,7 @@ Selection select_plan(const SelectionInput& input) {
         request.element_bytes = input.element_bytes;
         request.segments = input.segments;
         request.recv_window = input.recv_window;
+        request.segment_flight = input.segment_flight;
         if (strategy == Strategy::two_level) {
             for (const RankPlace& place : input.place) request.node_of.push_back(place.node);
         }

@@ -39,7 +39,8 @@ struct SelectionInput {
     std::shared_ptr<const LinkFit> segment_curve = nullptr;
     int64_t element_bytes = 0;
     int32_t segments = 1;
-    int32_t recv_window = 2;  // the executor's receive window (ExecKnobs::recv_window)
+    int32_t recv_window = 2;     // the executor's receive window (ExecKnobs::recv_window)
+    bool segment_flight = true;  // PlanRequest::segment_flight
 };
 
 struct Candidate {
