@@ -9,6 +9,7 @@
 #pragma once
 
 #include "comparison.hpp"
+#include "core/auto_select.hpp"
 #include "costs.hpp"
 #include "ops.hpp"
 #include "options.hpp"
@@ -24,12 +25,12 @@
 
 namespace redux_bench {
 
-// auto's trials: its first calls on a size take turns between up to five trees and PMPI_Reduce in rounds of 5
-// calls each (libredux's AutoSelect::kTrials); a contender clearly slower than another leaves after a round, and
-// at most 4 rounds are run (AutoSelect::kMaxTrialCallsAnyTrees calls). Before the warm-up, auto alone makes this
-// many calls (the verification call included), so that what is timed is what it settled on, as an application
-// sees it after its first few dozen calls.
-constexpr int kAutoTrialCalls = 120;
+// auto's trials: its first calls on a size take turns between its trees (AutoSelect::kMaxTrees at most) and
+// PMPI_Reduce in rounds of AutoSelect::kTrials calls each; a contender clearly slower than another leaves after a
+// round, and at most AutoSelect::kMaxRounds rounds are run. Before the warm-up, auto alone makes that many calls
+// (the verification call included), so that what is timed is what it settled on, as an application sees it after
+// its first few dozen calls.
+constexpr int kAutoTrialCalls = redux::AutoSelect::kMaxTrialCallsAnyTrees;
 
 struct AlgorithmResult {
     Summary latency;  // over the timed iterations, on the root

@@ -146,12 +146,6 @@ public:
     double compute_s(int32_t rank) const {
         return request_.hetero_costs ? request_.hetero_costs->compute_s(rank) : request_.costs.compute_s;
     }
-    // d_e of segment j on a link of (d, latency): d - (d - latency)(elements - e) / elements, or d times the
-    // curve's ratio when the request has one.
-    double transfer_s(const Link& link, int32_t j) const {
-        if (!curve_ratio_.empty()) return link.d * curve_ratio_[j];
-        return link.d - (link.d - link.latency) * rest_[j];
-    }
     // Segment j from a rank that can send it at can_send_s to a receiver whose port is free at port_free_s:
     // it reaches the port flight later, holds it for the rest of d_e; returns when it has arrived, and sets
     // next_send_s to when the sender may send the next segment on this link (so that it reaches the port when this
@@ -165,6 +159,13 @@ public:
     double fold_s(double compute_s, int32_t j) const { return compute_s * share_[j]; }
 
 private:
+    // d_e of segment j on a link of (d, latency): d - (d - latency)(elements - e) / elements, or d times the
+    // curve's ratio when the request has one.
+    double transfer_s(const Link& link, int32_t j) const {
+        if (!curve_ratio_.empty()) return link.d * curve_ratio_[j];
+        return link.d - (link.d - link.latency) * rest_[j];
+    }
+
     const PlanRequest& request_;
     bool with_flight_;
     std::vector<double> share_;        // e_j / elements
