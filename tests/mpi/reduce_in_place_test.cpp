@@ -186,7 +186,7 @@ TEST_F(InPlace, FromTheMiddleOfTheTrials) {
 
 // A key that auto decided for, not in place (so it may be native), then called in place with 1 MB at the last
 // rank: right results. If the decision was native, the root hands the library a copy of its data. The variant
-// mpi.reduce_in_place.native_favoured (REDUX_CHUNK_BYTES=8 REDUX_RECV_WINDOW=1: a slow planned tree) makes
+// mpi.reduce_in_place.native_favoured (REDUX_CHUNK_BYTES=1 REDUX_RECV_WINDOW=1: a slow planned tree) makes
 // native win and sets REDUX_TEST_EXPECT_NATIVE=1, so that this path is known to have run.
 TEST_F(InPlace, AfterADecisionMadeNotInPlace) {
     MPI_Comm comm = MPI_COMM_NULL;
@@ -208,7 +208,7 @@ TEST_F(InPlace, AfterADecisionMadeNotInPlace) {
     }
     const char* expect = std::getenv("REDUX_TEST_EXPECT_NATIVE");
     if (expect != nullptr && std::string(expect) == "1" && g_size > 1) {
-        EXPECT_EQ(native_in_place, kCalls) << "auto was expected to decide for native (REDUX_CHUNK_BYTES=8)";
+        EXPECT_EQ(native_in_place, kCalls) << "auto was expected to decide for native (REDUX_CHUNK_BYTES=1)";
     }
     MPI_Comm_free(&comm);
 }
