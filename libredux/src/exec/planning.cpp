@@ -262,7 +262,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
         state.plans.erase(state.plan_order.front());
         state.plan_order.pop_front();
         state.last_plan = nullptr;
-        state.last_call.plan = nullptr;
+        state.recent_calls.forget();
     }
     CachedPlan* raw = cached.get();
     state.plans.emplace(key, std::move(cached));

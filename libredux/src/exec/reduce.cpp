@@ -184,6 +184,8 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
             cached.report.planned_s = select.planned_s();
             cached.report.native_s = select.native_s();
             cached.report.trial_calls = select.trial_calls();
+            cached.report.trial_medians_s.clear();
+            for (int t = 0; t < select.trees(); ++t) cached.report.trial_medians_s.push_back(select.tree_median_s(t));
             const PlannedTree& chosen = cached.trees[static_cast<size_t>(select.tree())];
             cached.report.strategy = select.choice() == AutoSelect::Run::native
                                          ? std::string("native")
@@ -228,9 +230,7 @@ int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     CachedPlan* cached = nullptr;
     REDUX_MPI(plan_for(*state, key, own_data, datatype, op, layout, cached));
     if (layout.named && is_predefined(op)) {
-        state->last_call = {cached, count, root, datatype, op, options, algorithm, commutative != 0, layout};
-    } else {
-        state->last_call.plan = nullptr;
+        state->recent_calls.remember({cached, count, root, datatype, op, options, algorithm, commutative != 0, layout});
     }
     return run_cached(*cached, sendbuf, recvbuf, count, datatype, op, commutative != 0, root, *state, layout, algorithm,
                       info);
@@ -274,11 +274,11 @@ extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MP
         (state != nullptr && resolve(opts, state->config) == REDUX_ALGORITHM_NATIVE)) {  // pass-through
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
-    // The previous call's arguments again (LastCall): only the buffers are judged again, the rest was judged
+    // A recent call's arguments again (RecentCalls): only the buffers are judged again, the rest was judged
     // when its plan was found.
-    if (state != nullptr && state->last_call.repeats(count, datatype, op, root, opts) &&
-        !misplaced_buffers(sendbuf, recvbuf, state->rank, root)) {
-        const LastCall& last = state->last_call;
+    const RecentCall* recent = state != nullptr ? state->recent_calls.find(count, datatype, op, root, opts) : nullptr;
+    if (recent != nullptr && !misplaced_buffers(sendbuf, recvbuf, state->rank, root)) {
+        const RecentCall& last = *recent;
         AutoSelect& select = last.plan->auto_select;
         if (last.algorithm == REDUX_ALGORITHM_AUTO && select.settled_native() &&
             (last.plan->native_in_place_failure == nullptr || sendbuf != MPI_IN_PLACE)) {  // run_auto, shortened
