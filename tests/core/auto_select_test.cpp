@@ -195,6 +195,8 @@ TEST(AutoSelect, TheFastestOfThreeTreesWinsInOneRoundWhenClearlyApart) {
     EXPECT_EQ(select.planned_s(), 1.0);
     EXPECT_EQ(select.native_s(), 4.0);
     EXPECT_EQ(select.trial_calls(), 4 * AutoSelect::kTrials);
+    EXPECT_EQ(select.tree_median_s(0), 3.0);
+    EXPECT_EQ(select.tree_median_s(2), 2.0);
     const AutoSelect::Step step = select.next();
     EXPECT_EQ(step.run, AutoSelect::Run::planned);
     EXPECT_EQ(step.tree, 1);

@@ -161,6 +161,12 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     ASSERT_FALSE(tried.empty());
     EXPECT_EQ(tried.front(), lines[0]["strategy"]) << "the model's tree first, then its runners-up";
     EXPECT_LE(tried.size(), static_cast<size_t>(redux::AutoSelect::kMaxTrees));
+    const std::vector<double> medians = decision["trial_medians_s"].get<std::vector<double>>();
+    ASSERT_EQ(medians.size(), tried.size()) << "a median per tree tried";
+    if (decision["strategy"] != "native") {
+        EXPECT_NE(std::find(medians.begin(), medians.end(), decision["planned_s"].get<double>()), medians.end())
+            << "planned_s is the median of the tree kept";
+    }
     const int contenders = static_cast<int>(tried.size()) + 1;
     EXPECT_EQ(trials % redux::AutoSelect::kTrials, 0) << "whole turns";
     EXPECT_GE(trials, contenders * redux::AutoSelect::kTrials) << "every tree and native, a round each";

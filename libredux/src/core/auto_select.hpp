@@ -23,6 +23,7 @@
 // All of it depends only on call counts and agreed numbers, so every rank takes every step at the same call.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -78,6 +79,8 @@ public:
     double planned_s() const { return planned_s_; }
     double native_s() const { return native_s_; }
     int trial_calls() const { return trial_calls_; }  // trial calls the last decision took
+    // Agreed trial median of tree t (0 .. trees() - 1) at the last round it ran in, this decision or the last.
+    double tree_median_s(int t) const { return medians_[static_cast<std::size_t>(t)]; }
 
 private:
     int native_arm() const { return trees_; }  // contenders: trees 0 .. trees_ - 1, then native

@@ -34,6 +34,7 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"tried", r.tried},
         {"native_s", r.native_s ? nlohmann::ordered_json(*r.native_s) : nlohmann::ordered_json()},
         {"planned_s", r.planned_s ? nlohmann::ordered_json(*r.planned_s) : nlohmann::ordered_json()},
+        {"trial_medians_s", r.trial_medians_s},
         {"trial_calls", r.trial_calls},
         {"calibration_s", r.calibration_s},
         {"node_pair_d_s", r.node_pair_d_s},
@@ -69,6 +70,7 @@ std::string report_words(const PlanReport& r, const char* what) {
                       r.node_pair_d_s.size());
         line += pairs;
     }
+    char tail[320];
     const char* separator = ", predicted ";
     for (const auto& [name, seconds] : r.predicted_by_strategy_s) {
         char item[96];
@@ -76,7 +78,6 @@ std::string report_words(const PlanReport& r, const char* what) {
         line += item;
         separator = ", ";
     }
-    char tail[320];
     if (r.segments > 1) {
         std::snprintf(tail, sizeof tail, "; chose %s in %d segments (predicted %.3g s)", r.strategy.c_str(), r.segments,
                       r.predicted_s);
@@ -86,7 +87,13 @@ std::string report_words(const PlanReport& r, const char* what) {
     line += tail;
     if (r.tried.size() > 1) {
         line += "; auto measures";
-        for (const std::string& name : r.tried) line += " " + name;
+        for (size_t i = 0; i < r.tried.size(); ++i) {
+            line += " " + r.tried[i];
+            if (i < r.trial_medians_s.size()) {
+                std::snprintf(tail, sizeof tail, " (%.3g s)", r.trial_medians_s[i]);
+                line += tail;
+            }
+        }
     }
     if (r.native_s && r.planned_s) {
         std::snprintf(tail, sizeof tail, "; measured: tree %.3g s, native %.3g s (medians of %d trial calls)",

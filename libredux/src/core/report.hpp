@@ -28,6 +28,7 @@ struct PlanReport {
     std::string why;                            // plan selection's reason
     std::vector<std::string> tried;             // under auto: the trees measured against native, the model's first
     std::optional<double> native_s, planned_s;  // medians measured by auto
+    std::vector<double> trial_medians_s;        // under auto, after its trials: the median of each tree in `tried`
     int trial_calls = 0;                        // the trial calls auto's decision took
     std::string native_excluded;  // why auto does not try the MPI library's reduce (core/native_failures.hpp)
     double calibration_s = 0;     // spent measuring for this key (links and c)
