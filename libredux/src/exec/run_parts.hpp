@@ -1,0 +1,46 @@
+// What the executor's two runners share: ProgramRun (exec/executor.cpp, one receive stream) and LaneRun
+// (exec/lane_run.cpp, one pipeline per tree of a plan dealt to weighted trees): tags, the send window, the
+// chunked fold. Internal to src/exec.
+#pragma once
+
+#include "exec/executor.hpp"
+#include "mpi/mpi_check.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace redux {
+
+constexpr int kTagPartial = 1;
+constexpr int kTagResult = 2;
+constexpr int kSendWindow = 4;  // outstanding sends of partial results per rank
+constexpr int kNoSlot = -1;     // a buffer that is not a scratch slot: sendbuf or recvbuf
+
+// `base` moved by `bytes`, on integers: base may be MPI_BOTTOM (absolute addresses), where pointer arithmetic
+// would leave every object.
+inline void* at_offset(const void* base, MPI_Aint bytes) {
+    return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(base) + static_cast<uintptr_t>(bytes));
+}
+
+// inout = in o inout over `count` elements, chunk_bytes at a time, calling `between` (an MPI error code) between
+// two chunks: Open MPI advances posted transfers only inside MPI calls.
+template <typename Between>
+int reduce_in_chunks(const void* in, void* inout, int count, const ReduceArgs& args, const ElementLayout& layout,
+                     size_t chunk_bytes, Between between) {
+    const int per_chunk = layout.extent > 0
+                              ? static_cast<int>(std::clamp<size_t>(chunk_bytes / static_cast<size_t>(layout.extent), 1,
+                                                                    static_cast<size_t>(std::max(count, 1))))
+                              : count;
+    for (int first = 0; first < count; first += per_chunk) {
+        const int n = std::min(per_chunk, count - first);
+        const MPI_Aint offset = static_cast<MPI_Aint>(first) * layout.extent;
+        REDUX_MPI(MPI_Reduce_local(at_offset(in, offset), at_offset(inout, offset), n, args.datatype, args.op));
+        if (first + n < count) REDUX_MPI(between());
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace redux
