@@ -152,8 +152,8 @@ bool Runner::run_size(int count, SizeResult& result) {
     std::vector<std::vector<double>> samples_s(algorithms);
     for (auto& samples : samples_s) samples.reserve(static_cast<size_t>(iterations));
     // Each iteration runs the algorithms in a new random order, the same on every rank (one seed, one sequence
-    // of draws): an algorithm that always followed the same one, as in a rotation, inherited what that one left
-    // behind (the ranks' scheduling, the network's queues), and 2-core runs showed it as a steady few per cent.
+    // of draws): in a rotation each algorithm always followed the same one and inherited whatever that one left
+    // behind (the ranks' scheduling, the network's queues); a random order spreads that over all of them.
     std::vector<size_t> order(algorithms);
     for (size_t k = 0; k < algorithms; ++k) order[k] = k;
     std::mt19937 shuffler(static_cast<std::mt19937::result_type>(count));
