@@ -71,19 +71,11 @@ namespace {
 constexpr int kLeafWindow = 4;                         // outstanding sends of a leaf's own segments (several trees)
 constexpr int64_t kTogetherBytes = int64_t{16} << 20;  // scratch for receives posted together, at most
 
-class ProgramRun {
+class ProgramRun : RunCall {
 public:
     ProgramRun(const RankProgram& program, int segments, int rank, const ReduceArgs& args, const ElementLayout& layout,
                MPI_Comm comm, Workspace& workspace, const ExecKnobs& knobs)
-        : program_(program),
-          segments_(std::max(1, std::min(segments, std::max(args.count, 1)))),
-          trees_(program.trees()),
-          rank_(rank),
-          args_(args),
-          layout_(layout),
-          comm_(comm),
-          knobs_(knobs),
-          ws_(workspace) {
+        : RunCall(program, segments, rank, args, layout, comm, workspace, knobs), trees_(program.trees()) {
         // The receive stream: every segment's children in its tree, segment by segment.
         int most_children = 0;
         for (int t = 0; t < trees_; ++t) {
@@ -140,14 +132,7 @@ private:
     MPI_Request& leaf_request(int64_t i) {
         return ws_.requests[static_cast<size_t>(window_ + kSendWindow + i % kLeafWindow)];
     }
-    // Each tree's segments travel with their own tag: a rank may send a later segment of one tree ahead of an
-    // earlier one of another to the same parent, and MPI orders messages only per tag.
-    static int tag_of(int tree) { return tree == 0 ? kTagPartial : kTagResult + tree; }
     bool sent_ahead(int j) const { return ahead_ && children_of(j).empty() && program_.parent_in(tree_of(j)) >= 0; }
-
-    int64_t begin(int j) const { return segment_begin(args_.count, segments_, j); }
-    int length(int j) const { return static_cast<int>(begin(j + 1) - begin(j)); }
-    void* segment_of(const void* buffer, int j) const { return at_offset(buffer, begin(j) * layout_.extent); }
 
     int tree_of(int j) const { return program_.tree_of(j); }
     const std::vector<ChildStep>& children_of(int j) const { return program_.children_in(tree_of(j)); }
@@ -402,16 +387,8 @@ private:
         for (MPI_Request& request : ws_.result_requests) cancel(request);
     }
 
-    const RankProgram& program_;
-    const int segments_;
     const int trees_;     // segment j goes along tree tree_of(j) (RankProgram::more_trees)
     int64_t stream_ = 0;  // receives in all: every segment's children
-    const int rank_;
-    const ReduceArgs& args_;
-    const ElementLayout& layout_;
-    const MPI_Comm comm_;
-    const ExecKnobs& knobs_;
-    Workspace& ws_;
     int window_ = 1;
     bool single_source_ = false;  // every receive comes from one child: the window's are posted together
     bool together_ = false;       // every child's receive posted at once (RankProgram::receive_together)

@@ -25,18 +25,11 @@ namespace {
 
 constexpr int kLaneWindow = 4;  // receives posted together per tree, at least
 
-class LaneRun {
+class LaneRun : RunCall {
 public:
     LaneRun(const RankProgram& program, int segments, int rank, const ReduceArgs& args, const ElementLayout& layout,
             MPI_Comm comm, Workspace& workspace, const ExecKnobs& knobs)
-        : program_(program),
-          segments_(std::max(1, std::min(segments, std::max(args.count, 1)))),
-          rank_(rank),
-          args_(args),
-          layout_(layout),
-          comm_(comm),
-          knobs_(knobs),
-          ws_(workspace) {
+        : RunCall(program, segments, rank, args, layout, comm, workspace, knobs) {
         const int window = std::max(knobs.recv_window, kLaneWindow);
         int requests = 0, slots = 0;
         ws_.lanes.clear();  // a repeated call reuses their capacity
@@ -95,11 +88,7 @@ private:
         while (j < segments_ && program_.tree_of(j) != t) ++j;
         return j;
     }
-    int64_t begin(int j) const { return segment_begin(args_.count, segments_, j); }
-    int length(int j) const { return static_cast<int>(begin(j + 1) - begin(j)); }
-    void* segment_of(const void* buffer, int j) const { return at_offset(buffer, begin(j) * layout_.extent); }
     const void* own(int j) const { return segment_of(args_.in_place ? args_.recvbuf : args_.sendbuf, j); }
-    static int tag_of(int tree) { return tree == 0 ? kTagPartial : kTagResult + tree; }
 
     // Stream position q is the lane's segment q / children from child q % children: each child has a ring of
     // window receives.
@@ -286,15 +275,6 @@ private:
         ++lane.sends_started;
         return MPI_SUCCESS;
     }
-
-    const RankProgram& program_;
-    const int segments_;
-    const int rank_;
-    const ReduceArgs& args_;
-    const ElementLayout& layout_;
-    const MPI_Comm comm_;
-    const ExecKnobs& knobs_;
-    Workspace& ws_;
 };
 
 }  // namespace

@@ -1,10 +1,11 @@
 // What the executor's two runners share: ProgramRun (exec/executor.cpp, one receive stream) and LaneRun
-// (exec/lane_run.cpp, one pipeline per tree of a plan dealt to weighted trees): tags, the send window, the
-// chunked fold. Internal to src/exec.
+// (exec/lane_run.cpp, one pipeline per tree of a plan dealt to weighted trees): the call they run and its segment
+// arithmetic (RunCall), tags, the send window, the chunked fold. Internal to src/exec.
 #pragma once
 
 #include "exec/executor.hpp"
 #include "mpi/mpi_check.hpp"
+#include "plan/segments.hpp"
 
 #include <mpi.h>
 
@@ -42,5 +43,36 @@ int reduce_in_chunks(const void* in, void* inout, int count, const ReduceArgs& a
     }
     return MPI_SUCCESS;
 }
+
+// What both runners hold for one call, and the segment arithmetic and tags they share.
+class RunCall {
+protected:
+    RunCall(const RankProgram& program, int segments, int rank, const ReduceArgs& args, const ElementLayout& layout,
+            MPI_Comm comm, Workspace& workspace, const ExecKnobs& knobs)
+        : program_(program),
+          segments_(std::max(1, std::min(segments, std::max(args.count, 1)))),
+          rank_(rank),
+          args_(args),
+          layout_(layout),
+          comm_(comm),
+          knobs_(knobs),
+          ws_(workspace) {}
+
+    int64_t begin(int j) const { return segment_begin(args_.count, segments_, j); }
+    int length(int j) const { return static_cast<int>(begin(j + 1) - begin(j)); }
+    void* segment_of(const void* buffer, int j) const { return at_offset(buffer, begin(j) * layout_.extent); }
+    // Each tree's segments travel with their own tag: a rank may send a later segment of one tree ahead of an
+    // earlier one of another to the same parent, and MPI orders messages only per tag.
+    static int tag_of(int tree) { return tree == 0 ? kTagPartial : kTagResult + tree; }
+
+    const RankProgram& program_;
+    const int segments_;
+    const int rank_;
+    const ReduceArgs& args_;
+    const ElementLayout& layout_;
+    const MPI_Comm comm_;
+    const ExecKnobs& knobs_;
+    Workspace& ws_;
+};
 
 }  // namespace redux
