@@ -40,11 +40,6 @@ void AutoSelect::record(double seconds) {
     ++calls_since_decision_;
 }
 
-void AutoSelect::count() {
-    if (native_excluded_ || !decided_) return;
-    if (++calls_since_decision_ >= kRecheckEvery && choice_ == Run::native) restart_trials();
-}
-
 bool AutoSelect::needs_agreement() const {
     if (native_excluded_) return false;
     if (!decided_) return round_calls_ == kTrials * static_cast<int>(running_.size());

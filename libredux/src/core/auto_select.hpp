@@ -55,7 +55,11 @@ public:
     int trees() const { return trees_; }
     Step next() const;
     void record(double seconds);  // this rank's time for the call next() described, when timed or watched
-    void count();                 // a call next() described as neither timed nor watched
+    // A call next() described as neither timed nor watched. Inline: the settled pass-through calls it.
+    void count() {
+        if (native_excluded_ || !decided_) return;
+        if (++calls_since_decision_ >= kRecheckEvery && choice_ == Run::native) restart_trials();
+    }
 
     // True after record() when the ranks must agree: the caller reduces local() with MPI_MAX and passes the
     // result to agree(). In trials local() is {q1, median, q3} of each contender in the running (trees in order,
@@ -86,10 +90,12 @@ private:
     int native_arm() const { return trees_; }  // contenders: trees 0 .. trees_ - 1, then native
     void restart_trials();
 
-    int trees_ = 1;
+    // What a settled call reads and writes first, together (exec/settled_native.hpp).
     bool decided_ = false;
     bool native_excluded_ = false;
     Run choice_ = Run::planned;
+    int64_t calls_since_decision_ = 0;
+    int trees_ = 1;
     int tree_ = 0;
     double planned_s_ = 0, native_s_ = 0;
     int trial_calls_ = 0;
@@ -99,7 +105,6 @@ private:
     int round_calls_ = 0, rounds_ = 0;
     std::vector<double> window_;
     double baseline_s_ = 0;  // 0: the next window sets it
-    int64_t calls_since_decision_ = 0;
 };
 
 }  // namespace redux

@@ -17,6 +17,11 @@
 #include <mutex>
 
 namespace redux {
+
+// Each thread's one-entry lookup cache (find_comm_state) is valid only while it holds the generation it was
+// filled in, so a freed communicator's handle, reused by a new one, never finds the old state.
+std::atomic<uint64_t> g_lookup_generation{0};
+
 namespace {
 
 int g_state_keyval = MPI_KEYVAL_INVALID;
@@ -25,10 +30,6 @@ int g_finalize_keyval = MPI_KEYVAL_INVALID;
 // Where MPI stands, as far as libredux has seen: 0 not known (the keyvals are not made: ask MPI), 1 running
 // (the keyvals are made, so MPI_Init has been called, and MPI_Finalize has not begun), 2 MPI_Finalize began.
 std::atomic<int> g_phase{0};
-// Bumped whenever a state is deleted: each thread's one-entry lookup cache (find_comm_state) is valid only
-// while it holds the generation it was filled in, so a freed communicator's handle, reused by a new one,
-// never finds the old state.
-std::atomic<uint64_t> g_state_generation{0};
 struct StateCache {
     MPI_Comm comm = MPI_COMM_NULL;
     CommState* state = nullptr;
@@ -37,7 +38,7 @@ struct StateCache {
 thread_local StateCache t_cache;
 
 int delete_state(MPI_Comm, int, void* attribute, void*) {
-    g_state_generation.fetch_add(1, std::memory_order_acq_rel);
+    forget_lookups();
     auto* state = static_cast<CommState*>(attribute);
     if (state->comm != MPI_COMM_NULL) MPI_Comm_free(&state->comm);
     delete state;
@@ -47,6 +48,7 @@ int delete_state(MPI_Comm, int, void* attribute, void*) {
 
 int at_finalize(MPI_Comm, int, void*, void*) {
     g_phase.store(2, std::memory_order_release);
+    forget_lookups();
 #ifndef SMPI_H  // SimGrid's SMPI calls this once it counts MPI as finalized, and then fails every attribute call
     void* world_state = nullptr;
     int found = 0;
@@ -109,7 +111,7 @@ bool mpi_running() {
 }
 
 CommState* find_comm_state(MPI_Comm user_comm) {
-    const uint64_t generation = g_state_generation.load(std::memory_order_acquire);
+    const uint64_t generation = lookup_generation();
     if (t_cache.state != nullptr && t_cache.comm == user_comm && t_cache.generation == generation) {
         return t_cache.state;
     }

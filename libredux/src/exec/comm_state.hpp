@@ -15,6 +15,8 @@
 #include <mpi.h>
 
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
@@ -143,6 +145,13 @@ struct CommState {
 };
 
 constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goes first
+
+// Bumped whenever a per-thread lookup cache could point at something gone: a communicator's state (deleted with
+// its communicator, or at MPI_Finalize) or a plan (evicted). find_comm_state's last answer and the settled-native
+// record (settled_native.hpp) are used only in the generation they were made in.
+extern __attribute__((visibility("hidden"))) std::atomic<uint64_t> g_lookup_generation;
+inline uint64_t lookup_generation() { return g_lookup_generation.load(std::memory_order_acquire); }
+inline void forget_lookups() { g_lookup_generation.fetch_add(1, std::memory_order_acq_rel); }
 
 // The state of `user_comm` if libredux has made one, else null. Cheap: the calling thread's last answer while no
 // state has been deleted since, else one attribute lookup.

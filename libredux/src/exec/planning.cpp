@@ -263,6 +263,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
         state.plan_order.pop_front();
         state.last_plan = nullptr;
         state.recent_calls.forget();
+        forget_lookups();
     }
     CachedPlan* raw = cached.get();
     state.plans.emplace(key, std::move(cached));

@@ -18,6 +18,7 @@
 #include "exec/mpi_identity.h"
 #include "exec/planning.hpp"
 #include "exec/raw_call.h"
+#include "exec/settled_native.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/op_types.hpp"
 #include "mpi/yielding.hpp"
@@ -236,6 +237,17 @@ int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
                       info);
 }
 
+// The calling thread's settled-native record (exec/settled_native.hpp). Initial-exec: read at a fixed offset from
+// the thread pointer, not through __tls_get_addr. libredux is linked or preloaded, so it is in the static TLS
+// block; a program that loads it with dlopen takes its 64 bytes from glibc's reserve for that (512 bytes by
+// default). Not under SimGrid's SMPI, which loads one copy of the program per simulated rank with dlopen: 64
+// copies exhaust the reserve ("cannot allocate memory in static TLS block").
+#ifdef SMPI_H
+thread_local SettledNative t_settled_native;
+#else
+thread_local SettledNative t_settled_native __attribute__((tls_model("initial-exec")));
+#endif
+
 // Runs `call` with nothing crossing the C API; an error goes through the user's communicator's error handler.
 template <typename Call>
 int guarded(MPI_Comm comm, Call&& call) {
@@ -253,15 +265,11 @@ int guarded(MPI_Comm comm, Call&& call) {
     return rc;
 }
 
-}  // namespace
-}  // namespace redux
+const redux_options kDefaults = REDUX_OPTIONS_INIT;
 
-extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                               int root, MPI_Comm comm, const redux_options* options, redux_call_info* info) {
-    using namespace redux;
-    static const redux_options kDefaults = REDUX_OPTIONS_INIT;
-    const redux_options& opts = options != nullptr ? *options : kDefaults;
-    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
+// Every call that the settled-native record does not take (below).
+[[gnu::noinline]] int reduce_full(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                  int root, MPI_Comm comm, const redux_options& opts, redux_call_info* info) {
     if (redux_foreign_mpi()) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     if (!mpi_running()) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     if (comm != MPI_COMM_NULL && !valid_options(opts)) {
@@ -282,6 +290,10 @@ extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MP
         AutoSelect& select = last.plan->auto_select;
         if (last.algorithm == REDUX_ALGORITHM_AUTO && select.settled_native() &&
             (last.plan->native_in_place_failure == nullptr || sendbuf != MPI_IN_PLACE)) {  // run_auto, shortened
+            if (last.plan->native_in_place_failure == nullptr && SettledNative::defaults_but_algorithm(opts)) {
+                t_settled_native = {&select, lookup_generation(), comm,          datatype, op, count,
+                                    root,    state->rank,         opts.algorithm};
+            }
             select.count();
             const int rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, state->comm);
             if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, rc);
@@ -322,12 +334,36 @@ extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MP
     });
 }
 
+// redux_reduce_ex, called directly by the three entry points below (an exported symbol called by name would be a
+// hop through the PLT). The settled-native record is read here, in a small function of its own, so that its
+// path does not pay for the set-up of the full one.
+int reduce_entry(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, const redux_options* options, redux_call_info* info) {
+    const redux_options& opts = options != nullptr ? *options : kDefaults;
+    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
+    if (AutoSelect* settled =
+            t_settled_native.repeats(sendbuf, recvbuf, count, datatype, op, root, comm, opts, lookup_generation())) {
+        settled->count();
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    }
+    return reduce_full(sendbuf, recvbuf, count, datatype, op, root, comm, opts, info);
+}
+
+}  // namespace
+}  // namespace redux
+
+extern "C" int redux_reduce_ex(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                               int root, MPI_Comm comm, const redux_options* options, redux_call_info* info) {
+    return redux::reduce_entry(sendbuf, recvbuf, count, datatype, op, root, comm, options, info);
+}
+
 extern "C" int redux_reduce_raw(const void* sendbuf, void* recvbuf, int count, redux_raw_handle datatype,
                                 redux_raw_handle op, int root, redux_raw_handle comm) {
-    return redux_reduce(sendbuf, recvbuf, count, (MPI_Datatype)datatype, (MPI_Op)op, root, (MPI_Comm)comm);
+    return redux::reduce_entry(sendbuf, recvbuf, count, (MPI_Datatype)datatype, (MPI_Op)op, root, (MPI_Comm)comm,
+                               nullptr, nullptr);
 }
 
 extern "C" int redux_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                             MPI_Comm comm) {
-    return redux_reduce_ex(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, nullptr);
+    return redux::reduce_entry(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, nullptr);
 }

@@ -1,0 +1,140 @@
+// The settled-native record (exec/settled_native.hpp): once auto has settled a key on the MPI library's own
+// reduce, a call that repeats the thread's last such call goes to PMPI_Reduce from a per-thread record, without
+// looking the communicator or the plan up. The record must never outlive what it points at nor answer for
+// another call. Each case makes it (a key auto decided for native, then repeated) and changes one thing: the
+// communicator freed and another made in its place (often at the same handle), the plan evicted by
+// kMaxCachedPlans other keys, the root, the count, the options, MPI_IN_PLACE at the root. Every call's data
+// depend on the call and every result is checked against a closed form computed here.
+//
+// ctest runs this with REDUX_CHUNK_BYTES=1 REDUX_RECV_WINDOW=1 REDUX_SEGMENT_BYTES=0 (the planned tree folds one
+// byte at a time: several times slower than native on 1 MB, as mpi.reduce_in_place.native_favoured), so that
+// auto settles on native and the record is made. With REDUX_TEST_EXPECT_NATIVE=1 the test also requires that
+// the calls after each decision ran native (the call info says so), so that the record is known to have been
+// used.
+#include "core/auto_select.hpp"
+#include "exec/comm_state.hpp"
+
+#include "redux/redux.h"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kCount = 1 << 18;  // ints: 1 MB
+// Enough calls for auto to decide whatever its rounds of trials.
+constexpr int kDecide = redux::AutoSelect::kMaxTrialCallsAnyTrees + 4;
+constexpr int kRepeats = 12;  // calls after a decision
+
+int g_rank = 0, g_size = 1;
+
+int value(int rank, int i, int call) { return (rank + 1) * (i % 89 + 1) + call; }
+int sum(int i, int call) { return g_size * (g_size + 1) / 2 * (i % 89 + 1) + g_size * call; }
+
+bool expect_native() {
+    const char* expect = std::getenv("REDUX_TEST_EXPECT_NATIVE");
+    return expect != nullptr && std::string(expect) == "1" && g_size > 1;
+}
+
+// One MPI_SUM of `count` ints at `root` on `comm` through redux_reduce_ex with `options` (null: the defaults,
+// as MPI_Reduce), in place at the root when asked; checks the root's result. Returns whether it ran native.
+bool checked_call(MPI_Comm comm, int root, int count, int call, bool in_place = false,
+                  const redux_options* options = nullptr) {
+    std::vector<int> data(static_cast<size_t>(count)), recv(data.size(), -1);
+    for (int i = 0; i < count; ++i) data[static_cast<size_t>(i)] = value(g_rank, i, call);
+    const bool is_root = g_rank == root;
+    const void* sendbuf = is_root && in_place ? MPI_IN_PLACE : data.data();
+    int* result = is_root && in_place ? data.data() : recv.data();
+    redux_call_info info{};
+    EXPECT_EQ(redux_reduce_ex(sendbuf, result, count, MPI_INT, MPI_SUM, root, comm, options, &info), MPI_SUCCESS);
+    if (is_root) {
+        for (int i = 0; i < count; ++i) {
+            if (result[i] != sum(i, call)) {
+                ADD_FAILURE() << "count " << count << " root " << root << " call " << call
+                              << (in_place ? " in place" : "") << ": element " << i << " is " << result[i]
+                              << ", expected " << sum(i, call);
+                break;
+            }
+        }
+    }
+    return info.planned == 0;
+}
+
+// Decides the key (count kCount at `root`), then repeats it; returns how many repeats ran native.
+int decide_and_repeat(MPI_Comm comm, int root, int first_call) {
+    for (int k = 0; k < kDecide; ++k) checked_call(comm, root, kCount, first_call + k);
+    int native = 0;
+    for (int k = 0; k < kRepeats; ++k) native += checked_call(comm, root, kCount, first_call + kDecide + k);
+    return native;
+}
+
+class SettledNative : public ::testing::Test {
+protected:
+    void SetUp() override {
+        MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    }
+};
+
+// The communicator freed and another duplicated in its place, three times, each time the same arguments: the
+// record of the freed one (whose state and plans are gone) must not be used.
+TEST_F(SettledNative, CommunicatorFreedAndMadeAgain) {
+    for (int cycle = 0; cycle < 3; ++cycle) {
+        SCOPED_TRACE(::testing::Message() << "cycle " << cycle);
+        MPI_Comm comm = MPI_COMM_NULL;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        const int native = decide_and_repeat(comm, g_size - 1, 100 * cycle);
+        if (expect_native()) {
+            EXPECT_EQ(native, kRepeats) << "auto was expected to settle on native";
+        }
+        MPI_Comm_free(&comm);
+    }
+}
+
+// Between repeats of the settled key: another root, another count, other options, MPI_IN_PLACE at the root, a
+// planned tree on the same communicator. Each is its own call; the settled key then runs native again.
+TEST_F(SettledNative, OtherCallsBetweenRepeats) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const int root = g_size - 1;
+    int native = decide_and_repeat(comm, root, 0);
+    redux_options binomial = REDUX_OPTIONS_INIT;
+    binomial.algorithm = REDUX_ALGORITHM_BINOMIAL;
+    for (int k = 0; k < kRepeats; ++k) {
+        const int call = 1000 + 10 * k;
+        checked_call(comm, 0, kCount, call + 1);                        // another root
+        checked_call(comm, root, 7, call + 2);                          // another count
+        checked_call(comm, root, kCount, call + 3, false, &binomial);   // another algorithm, same arguments
+        checked_call(comm, root, kCount, call + 4, /*in_place=*/true);  // the key in place: the same key
+        native += checked_call(comm, root, kCount, call + 5);
+    }
+    if (expect_native()) {
+        EXPECT_EQ(native, 2 * kRepeats) << "auto was expected to settle on native";
+    }
+    MPI_Comm_free(&comm);
+}
+
+// More keys than a communicator keeps plans for: the settled key's plan is evicted, the record must not be used,
+// and the key, called again, is planned and decided anew.
+TEST_F(SettledNative, PlanEvicted) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const int root = 0;
+    int native = decide_and_repeat(comm, root, 0);
+    redux_options binomial = REDUX_OPTIONS_INIT;
+    binomial.algorithm = REDUX_ALGORITHM_BINOMIAL;
+    for (int key = 0; key < static_cast<int>(redux::kMaxCachedPlans); ++key) {
+        checked_call(comm, root, 1 + key, 500 + key, false, &binomial);
+    }
+    native += decide_and_repeat(comm, root, 1000);
+    if (expect_native()) {
+        EXPECT_EQ(native, 2 * kRepeats) << "auto was expected to settle on native";
+    }
+    MPI_Comm_free(&comm);
+}
+
+}  // namespace
