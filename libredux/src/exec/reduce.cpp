@@ -54,14 +54,6 @@ redux_algorithm resolve(const redux_options& options, const Config& config) {
     return options.algorithm == REDUX_ALGORITHM_CONFIGURED ? config.algorithm : options.algorithm;
 }
 
-// Erroneous calls that only one side can see (MPI_IN_PLACE in the wrong place, aliased buffers) get the
-// library's error on that rank, as with MPI_Reduce itself. A null recvbuf is MPI_BOTTOM, which is legal: it must
-// not send the root elsewhere than the other ranks.
-bool misplaced_buffers(const void* sendbuf, const void* recvbuf, int rank, int root) {
-    if (rank == root) return recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
-    return sendbuf == MPI_IN_PLACE;
-}
-
 // True when MPI_Reduce itself should judge or handle the call. Sets rank and size otherwise; `state` is the
 // communicator's state when libredux already has one (which answers rank and size without asking MPI).
 bool leave_to_library(const void* sendbuf, const void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,

@@ -6,7 +6,7 @@
 // Why it is worth a file: on ranks that share cores (4 and 8 ranks on 2 cores), every few nanoseconds a rank
 // spends before PMPI_Reduce cost several times that in the reduce, because the ranks wait for each other and the
 // scheduler. Measured with a probe that times PMPI_Reduce against wrappers around it (8 B, 4 ranks, 20,000 calls,
-// medians of one run each): a wrapper in another shared library +0.00-0.02 us; a 30 ns spin +0.11-0.18 us; a
+// medians of one run each): a wrapper in another shared library +0.00-0.05 us; a 30 ns spin +0.11-0.18 us; a
 // 100 ns spin +0.23-0.55 us; libredux's settled pass-through before this record +0.25-0.46 us.
 //
 // The record is only a shortcut: whatever it does not recognise takes the full path (exec/reduce.cpp), which
@@ -24,6 +24,14 @@
 #include <cstdint>
 
 namespace redux {
+
+// Erroneous calls that only one side can see (MPI_IN_PLACE in the wrong place, aliased buffers) get the
+// library's error on that rank, as with MPI_Reduce itself. A null recvbuf is MPI_BOTTOM, which is legal: it must
+// not send the root elsewhere than the other ranks. Here because the record judges buffers too; reduce.cpp uses it.
+inline bool misplaced_buffers(const void* sendbuf, const void* recvbuf, int rank, int root) {
+    if (rank == root) return recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
+    return sendbuf == MPI_IN_PLACE;
+}
 
 // Every member is zero-initialised (not MPI_COMM_NULL and the like, which are not constant expressions in Open
 // MPI): a thread_local with a constructor to run would be reached through __tls_get_addr and a guard. One cache
@@ -53,8 +61,7 @@ struct alignas(64) SettledNative {
             !select->settled_native()) {
             return nullptr;
         }
-        const bool misplaced = rank == root ? recvbuf == MPI_IN_PLACE || sendbuf == recvbuf : sendbuf == MPI_IN_PLACE;
-        return misplaced ? nullptr : select;
+        return misplaced_buffers(sendbuf, recvbuf, rank, root) ? nullptr : select;
     }
 };
 static_assert(sizeof(SettledNative) == 64, "one cache line");
