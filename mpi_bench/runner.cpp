@@ -143,6 +143,7 @@ bool Runner::run_size(int count, SizeResult& result) {
         for (int trial = 1; trial < kAutoTrialCalls; ++trial) {
             redux_call_info info{};
             prepare(a);
+            barrier_yielding(comm_);
             check_call(call(a, count, &info), a);
             record_call(info, result.algorithms[a]);
         }

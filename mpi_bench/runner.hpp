@@ -27,10 +27,11 @@ namespace redux_bench {
 
 // auto's trials: its first calls on a size take turns between its trees (AutoSelect::kMaxTrees at most) and
 // PMPI_Reduce in rounds of AutoSelect::kTrials calls each; a contender clearly slower than another leaves after a
-// round, and at most AutoSelect::kMaxRounds rounds are run. Before the warm-up, auto alone makes that many calls
-// (the verification call included), so that what is timed is what it settled on, as an application sees it after
-// its first few dozen calls.
-constexpr int kAutoTrialCalls = redux::AutoSelect::kMaxTrialCallsAnyTrees;
+// round, and at most AutoSelect::kMaxRounds rounds are run; a tree they choose then takes turns with PMPI_Reduce
+// for AutoSelect::kConfirmCalls calls each, timed where the calls are made. Before the warm-up, auto alone makes
+// that many calls (the verification call included), each after a barrier as the timed calls are, so that what is
+// timed is what it settled on, as an application sees it after its first hundred calls or so.
+constexpr int kAutoTrialCalls = redux::AutoSelect::kMaxCallsToDecide;
 
 struct AlgorithmResult {
     Summary latency;  // over the timed iterations, on the root

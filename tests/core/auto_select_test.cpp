@@ -1,7 +1,8 @@
 // AutoSelect (libredux/src/core/auto_select.hpp): trials alternate planned and native in rounds; the planned
 // tree wins only when clearly faster (the middle halves of the agreed samples do not overlap), native when
-// clearly faster or still overlapping after the last round; a drifting window or the periodic recheck
-// restarts the trials; decided native calls are not timed.
+// clearly faster or still overlapping after the last round; a tree the trials chose takes turns with native,
+// timed in place, and stays only if its median is below native's there too; a drifting window or the periodic
+// recheck restarts the trials; decided native calls are not timed.
 #include "core/auto_select.hpp"
 
 #include <gtest/gtest.h>
@@ -27,9 +28,36 @@ bool run_round(AutoSelect& select, double planned_s, double native_s) {
     return select.agree(select.local());
 }
 
-// Trials with constant times: clearly apart, so one round decides.
+// The confirmation after the trials chose a tree: it and native take turns for kConfirmCalls calls each, timed in
+// place (watched, not started together), with the given times. Returns what agree() returned.
+bool confirm(AutoSelect& select, double planned_s, double native_s) {
+    EXPECT_FALSE(select.decided());
+    const int tree = select.tree();
+    for (int call = 0; call < 2 * AutoSelect::kConfirmCalls; ++call) {
+        const AutoSelect::Step step = select.next();
+        EXPECT_FALSE(step.timed) << "call " << call;
+        EXPECT_TRUE(step.watched) << "call " << call;
+        EXPECT_EQ(step.run, call % 2 == 0 ? AutoSelect::Run::planned : AutoSelect::Run::native) << "call " << call;
+        if (step.run == AutoSelect::Run::planned) {
+            EXPECT_EQ(step.tree, tree);
+        }
+        EXPECT_FALSE(select.needs_agreement());
+        select.record(step.run == AutoSelect::Run::planned ? planned_s : native_s);
+    }
+    EXPECT_TRUE(select.needs_agreement());
+    const std::vector<double> local = select.local();
+    EXPECT_EQ(local, (std::vector<double>{planned_s, native_s})) << "the medians in place: tree, native";
+    return select.agree(local);
+}
+
+// Trials with constant times: clearly apart, so one round decides; a tree they choose is confirmed in place with
+// the same times.
 void run_trials(AutoSelect& select, double planned_s, double native_s) {
-    EXPECT_TRUE(run_round(select, planned_s, native_s));
+    const bool tree = planned_s < native_s;
+    EXPECT_EQ(run_round(select, planned_s, native_s), !tree) << "a tree is only chosen after its confirmation";
+    if (tree) {
+        EXPECT_TRUE(confirm(select, planned_s, native_s));
+    }
     EXPECT_TRUE(select.decided());
 }
 
@@ -107,9 +135,47 @@ TEST(AutoSelect, ASecondRoundCanDecide) {
         select.record(1.0);
         select.record(1.3);
     }
-    EXPECT_TRUE(select.agree(select.local()));
+    EXPECT_FALSE(select.agree(select.local())) << "the trials chose the tree: its confirmation follows";
+    EXPECT_TRUE(confirm(select, 1.0, 1.3));
     EXPECT_EQ(select.choice(), AutoSelect::Run::planned);
     EXPECT_EQ(select.trial_calls(), 4 * AutoSelect::kTrials);
+}
+
+// The trials (started together) say tree, the calls timed in place say native: native, settled.
+TEST(AutoSelect, ConfirmationInPlaceCanOverturnTheTrials) {
+    AutoSelect select;
+    EXPECT_FALSE(run_round(select, 1.0, 2.0));
+    EXPECT_TRUE(confirm(select, 2.0, 1.5));
+    EXPECT_TRUE(select.decided());
+    EXPECT_EQ(select.choice(), AutoSelect::Run::native);
+    EXPECT_TRUE(select.settled_native());
+    EXPECT_TRUE(select.confirmed());
+    EXPECT_EQ(select.confirm_planned_s(), 2.0);
+    EXPECT_EQ(select.confirm_native_s(), 1.5);
+    EXPECT_EQ(select.planned_s(), 1.0) << "the trials' medians are kept for the report";
+    EXPECT_EQ(select.native_s(), 2.0);
+    const AutoSelect::Step step = select.next();
+    EXPECT_FALSE(step.timed || step.watched);
+}
+
+// A tie in place goes to native (libredux costs nothing there); one slow call in place does not move a median.
+TEST(AutoSelect, ConfirmationTieGoesToNativeAndOneOutlierDoesNotCount) {
+    AutoSelect tie;
+    EXPECT_FALSE(run_round(tie, 1.0, 2.0));
+    EXPECT_TRUE(confirm(tie, 1.0, 1.0));
+    EXPECT_EQ(tie.choice(), AutoSelect::Run::native);
+
+    AutoSelect select;
+    EXPECT_FALSE(run_round(select, 1.0, 2.0));
+    for (int call = 0; call < 2 * AutoSelect::kConfirmCalls; ++call) {
+        const bool native = select.next().run == AutoSelect::Run::native;
+        select.record(native ? 1.2 : (call == 4 ? 50.0 : 1.0));  // one call of the tree hit by noise
+    }
+    ASSERT_TRUE(select.needs_agreement());
+    EXPECT_TRUE(select.agree(select.local()));
+    EXPECT_EQ(select.choice(), AutoSelect::Run::planned);
+    EXPECT_TRUE(select.confirmed());
+    EXPECT_EQ(select.confirm_planned_s(), 1.0);
 }
 
 // After a decision: windows of kWindow calls; the first sets the baseline, a later one beyond the drift
@@ -188,7 +254,9 @@ bool run_round_of(AutoSelect& select, const std::vector<int>& running, const std
 
 TEST(AutoSelect, TheFastestOfThreeTreesWinsInOneRoundWhenClearlyApart) {
     AutoSelect select(3);
-    EXPECT_TRUE(run_round_of(select, {0, 1, 2, 3}, {3.0, 1.0, 2.0, 4.0}));
+    EXPECT_FALSE(run_round_of(select, {0, 1, 2, 3}, {3.0, 1.0, 2.0, 4.0}));
+    EXPECT_EQ(select.tree(), 1) << "the tree confirmed is the trials' choice";
+    EXPECT_TRUE(confirm(select, 1.0, 4.0));
     ASSERT_TRUE(select.decided());
     EXPECT_EQ(select.choice(), AutoSelect::Run::planned);
     EXPECT_EQ(select.tree(), 1) << "the runner-up the model ranked second was measured fastest";
@@ -244,8 +312,9 @@ TEST(AutoSelect, OverlappingTreesEndWithTheSmallerMedian) {
             select.record(arm == 2 ? 5.0 : arm == 0 ? tree0[k] : tree1[k]);
         }
         ASSERT_TRUE(select.needs_agreement());
-        EXPECT_EQ(select.agree(select.local()), round == AutoSelect::kMaxRounds - 1) << "round " << round;
+        EXPECT_FALSE(select.agree(select.local())) << "round " << round;
     }
+    EXPECT_TRUE(confirm(select, 1.15, 5.0)) << "native left the trials; the tree is still confirmed against it";
     EXPECT_EQ(select.choice(), AutoSelect::Run::planned);
     EXPECT_EQ(select.tree(), 1) << "median 1.15 against 1.2";
     EXPECT_EQ(select.native_s(), 5.0);
@@ -254,7 +323,8 @@ TEST(AutoSelect, OverlappingTreesEndWithTheSmallerMedian) {
 // A restart (drift) puts every tree back in the running; exclude_native runs the model's tree.
 TEST(AutoSelect, RestartBringsEveryTreeBackAndExclusionRunsTreeZero) {
     AutoSelect select(3);
-    EXPECT_TRUE(run_round_of(select, {0, 1, 2, 3}, {3.0, 1.0, 2.0, 4.0}));
+    EXPECT_FALSE(run_round_of(select, {0, 1, 2, 3}, {3.0, 1.0, 2.0, 4.0}));
+    EXPECT_TRUE(confirm(select, 1.0, 4.0));
     auto window = [&](double seconds) {
         for (int i = 0; i < AutoSelect::kWindow; ++i) select.record(seconds);
         EXPECT_FALSE(select.agree(select.local()));
@@ -262,13 +332,27 @@ TEST(AutoSelect, RestartBringsEveryTreeBackAndExclusionRunsTreeZero) {
     window(1.0);
     window(1.0 * AutoSelect::kDriftFactor * 1.01);
     ASSERT_FALSE(select.decided());
-    EXPECT_TRUE(run_round_of(select, {0, 1, 2, 3}, {3.0, 4.0, 1.0, 2.0}));
+    EXPECT_FALSE(run_round_of(select, {0, 1, 2, 3}, {3.0, 4.0, 1.0, 2.0}));
     EXPECT_EQ(select.tree(), 2);
     select.exclude_native();
     const AutoSelect::Step step = select.next();
     EXPECT_EQ(step.run, AutoSelect::Run::planned);
     EXPECT_EQ(step.tree, 0);
     EXPECT_FALSE(step.timed || step.watched);
+}
+
+// Native ruled out during the confirmation: the model's tree, untimed.
+TEST(AutoSelect, ExclusionDuringTheConfirmationRunsTreeZero) {
+    AutoSelect select(2);
+    EXPECT_FALSE(run_round_of(select, {0, 1, 2}, {2.0, 1.0, 3.0}));
+    ASSERT_EQ(select.tree(), 1);
+    select.record(1.0);  // a first confirming call
+    select.exclude_native();
+    const AutoSelect::Step step = select.next();
+    EXPECT_EQ(step.run, AutoSelect::Run::planned);
+    EXPECT_EQ(step.tree, 0);
+    EXPECT_FALSE(step.timed || step.watched);
+    EXPECT_FALSE(select.needs_agreement());
 }
 
 }  // namespace

@@ -107,8 +107,7 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     const int count = 777;  // a key no other test uses
     std::vector<double> send(count, 1.0), recv(count, 0.0);
     long long native_calls = 0;
-    for (int call = 0; call < redux::AutoSelect::kMaxTrialCallsAnyTrees;
-         ++call) {  // decided by then, whatever the noise
+    for (int call = 0; call < redux::AutoSelect::kMaxCallsToDecide; ++call) {  // decided by then, whatever the noise
         redux_call_info info{};
         const auto before = redux_test::request_counts();
         ASSERT_EQ(

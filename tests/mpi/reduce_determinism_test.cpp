@@ -3,7 +3,7 @@
 // rank arriving late each time and with and without MPI_IN_PLACE, and every result must equal the first, bit
 // for bit. The executor folds in the plan's fixed order, never in arrival order.
 //
-// Under auto (the default), the first calls of a key (at most AutoSelect::kMaxTrialCallsAnyTrees) take turns between a
+// Under auto (the default), the first calls of a key (at most AutoSelect::kMaxCallsToDecide) take turns between a
 // few planned trees and the MPI library's own reduce, which add in other orders: auto promises the same bits once it
 // has decided, so the test makes those calls first.
 #include "core/auto_select.hpp"
@@ -53,7 +53,7 @@ TEST(ReduceDeterminism, RepeatedSumsAreBitIdentical) {
         std::vector<double> first(kCount), result(kCount);
         const char* algorithm = std::getenv("REDUX_ALGORITHM");
         if (algorithm == nullptr || *algorithm == '\0' || std::strcmp(algorithm, "auto") == 0) {
-            for (int trial = 0; trial < redux::AutoSelect::kMaxTrialCallsAnyTrees; ++trial) {
+            for (int trial = 0; trial < redux::AutoSelect::kMaxCallsToDecide; ++trial) {
                 redux_test::counted_reduce(send.data(), rank == root ? result.data() : nullptr, kCount, MPI_DOUBLE,
                                            MPI_SUM, root, MPI_COMM_WORLD);
             }

@@ -193,8 +193,8 @@ TEST_F(InPlace, AfterADecisionMadeNotInPlace) {
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     const Case c{Kind::int_sum, 1 << 18, "int sum"};
     const int root = g_size - 1;
-    // Enough calls for auto to decide whatever its rounds of trials (AutoSelect::kMaxTrialCallsAnyTrees).
-    for (int k = 0; k < redux::AutoSelect::kMaxTrialCallsAnyTrees + 4; ++k)
+    // Enough calls for auto to decide whatever its rounds of trials (AutoSelect::kMaxCallsToDecide).
+    for (int k = 0; k < redux::AutoSelect::kMaxCallsToDecide + 4; ++k)
         call(c, root, k, /*in_place=*/false, comm, nullptr);
     int native_in_place = 0;
     for (int k = 0; k < kCalls; ++k) {

@@ -27,7 +27,7 @@ namespace {
 
 constexpr int kCount = 1 << 18;  // ints: 1 MB
 // Enough calls for auto to decide whatever its rounds of trials.
-constexpr int kDecide = redux::AutoSelect::kMaxTrialCallsAnyTrees + 4;
+constexpr int kDecide = redux::AutoSelect::kMaxCallsToDecide + 4;
 constexpr int kRepeats = 12;  // calls after a decision
 
 int g_rank = 0, g_size = 1;

@@ -23,6 +23,10 @@ double quantile(std::vector<double> v, int numerator, int denominator) {
 AutoSelect::AutoSelect(int trees) : trees_(std::clamp(trees, 1, kMaxTrees)) { restart_trials(); }
 
 AutoSelect::Step AutoSelect::next() const {
+    if (confirming_) {
+        const bool native = (confirm_[0].size() + confirm_[1].size()) % 2 == 1;
+        return {native ? Run::native : Run::planned, native ? 0 : tree_, false, true};
+    }
     if (decided_) return {choice_, tree_, false, choice_ == Run::planned && !native_excluded_};
     const int arm = running_[static_cast<size_t>(round_calls_) % running_.size()];
     if (arm == native_arm()) return {Run::native, 0, true, false};
@@ -31,6 +35,10 @@ AutoSelect::Step AutoSelect::next() const {
 
 void AutoSelect::record(double seconds) {
     if (native_excluded_) return;
+    if (confirming_) {
+        confirm_[(confirm_[0].size() + confirm_[1].size()) % 2].push_back(seconds);
+        return;
+    }
     if (!decided_) {
         samples_[static_cast<size_t>(running_[static_cast<size_t>(round_calls_) % running_.size()])].push_back(seconds);
         ++round_calls_;
@@ -42,11 +50,13 @@ void AutoSelect::record(double seconds) {
 
 bool AutoSelect::needs_agreement() const {
     if (native_excluded_) return false;
+    if (confirming_) return static_cast<int>(confirm_[0].size() + confirm_[1].size()) == 2 * kConfirmCalls;
     if (!decided_) return round_calls_ == kTrials * static_cast<int>(running_.size());
     return static_cast<int>(window_.size()) == kWindow;
 }
 
 std::vector<double> AutoSelect::local() const {
+    if (confirming_) return {median(confirm_[0]), median(confirm_[1])};
     if (decided_) return {median(window_)};
     std::vector<double> quartiles;
     for (int arm : running_) {
@@ -57,6 +67,14 @@ std::vector<double> AutoSelect::local() const {
 }
 
 bool AutoSelect::agree(const std::vector<double>& agreed) {
+    if (confirming_) {  // agreed: {median of the tree, median of native}, timed in place
+        confirming_ = false;
+        confirmed_ = true;
+        confirm_s_[0] = agreed[0];
+        confirm_s_[1] = agreed[1];
+        decide(agreed[1] <= agreed[0] ? Run::native : Run::planned, tree_);
+        return true;
+    }
     if (!decided_) {
         // agreed: {q1, median, q3} of each contender in running_, in order.
         const size_t n = running_.size();
@@ -71,31 +89,27 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
         round_calls_ = 0;
         ++rounds_;
         if (running_.size() > 1 && rounds_ < kMaxRounds) return false;  // another round
-        int best_tree = 0;
-        for (int t = 1; t < trees_; ++t) {
-            if (medians_[static_cast<size_t>(t)] < medians_[static_cast<size_t>(best_tree)]) best_tree = t;
-        }
-        const bool native_running = std::find(running_.begin(), running_.end(), native_arm()) != running_.end();
-        if (native_running) {
-            choice_ = Run::native;
-            tree_ = best_tree;
-        } else {
-            choice_ = Run::planned;
-            tree_ = running_.front();
-            for (int arm : running_) {
-                if (medians_[static_cast<size_t>(arm)] < medians_[static_cast<size_t>(tree_)]) tree_ = arm;
-            }
-        }
-        planned_s_ = medians_[static_cast<size_t>(tree_)];
-        native_s_ = medians_[static_cast<size_t>(native_arm())];
         trial_calls_ = 0;
         for (const std::vector<double>& s : samples_) trial_calls_ += static_cast<int>(s.size());
-        if (choice_ == Run::native) tree_ = 0;
-        decided_ = true;
-        baseline_s_ = 0;
-        calls_since_decision_ = 0;
-        window_.clear();
-        return true;
+        confirmed_ = false;
+        const bool native_running = std::find(running_.begin(), running_.end(), native_arm()) != running_.end();
+        if (native_running) {
+            int best_tree = 0;
+            for (int t = 1; t < trees_; ++t) {
+                if (medians_[static_cast<size_t>(t)] < medians_[static_cast<size_t>(best_tree)]) best_tree = t;
+            }
+            tree_ = best_tree;
+            decide(Run::native, best_tree);
+            return true;
+        }
+        tree_ = running_.front();
+        for (int arm : running_) {
+            if (medians_[static_cast<size_t>(arm)] < medians_[static_cast<size_t>(tree_)]) tree_ = arm;
+        }
+        confirming_ = true;  // the tree must also be as fast as native where the calls are made
+        confirm_[0].clear();
+        confirm_[1].clear();
+        return false;
     }
     const double now = agreed[0];
     window_.clear();
@@ -108,8 +122,21 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
     return false;
 }
 
+// planned_s and native_s are the trials' medians: of `tree`, and of native.
+void AutoSelect::decide(Run choice, int tree) {
+    choice_ = choice;
+    planned_s_ = medians_[static_cast<size_t>(tree)];
+    native_s_ = medians_[static_cast<size_t>(native_arm())];
+    tree_ = choice == Run::native ? 0 : tree;
+    decided_ = true;
+    baseline_s_ = 0;
+    calls_since_decision_ = 0;
+    window_.clear();
+}
+
 void AutoSelect::exclude_native() {
     native_excluded_ = true;
+    confirming_ = false;
     decided_ = true;
     choice_ = Run::planned;
     tree_ = 0;
@@ -118,6 +145,7 @@ void AutoSelect::exclude_native() {
 
 void AutoSelect::restart_trials() {
     decided_ = false;
+    confirming_ = false;
     window_.clear();
     running_.clear();
     for (int arm = 0; arm <= native_arm(); ++arm) running_.push_back(arm);

@@ -4,14 +4,19 @@
 //
 //   trials   rounds in which every contender still in the running (the trees, then native) runs kTrials
 //            calls, taking turns call by call, each timed from a start the ranks make together; after each round
-//            every rank's quartiles of each contender (all the samples so far) are agreed (the caller takes the
-//            maximum over ranks: the reduction is done when its slowest rank is). A contender whose first
+//            the quartiles of each contender (all the samples so far) are agreed (the caller's are the root's:
+//            the reduction is done when the root has the result, exec/reduce.cpp). A contender whose first
 //            quartile lies above another's third (the middle halves do not overlap: clearly slower) leaves the
 //            running. The trials end when one is left, or after kMaxRounds rounds: then native if it is still
 //            in the running (a tree must be clearly faster than the MPI library's own, which costs libredux
 //            nothing), else the tree with the smallest median. 5 to 20 samples per contender, more where the
 //            differences are small against the noise. With one tree this is "the tree only when its third
 //            quartile lies below native's first";
+//   confirm  a tree the trials chose then takes turns with native for kConfirmCalls calls each, timed from the
+//            call's start where the program makes it (no start together); the agreed medians keep the tree only
+//            if it is faster there too, else native. Trials start every rank together, which is not how a program
+//            calls: 4 ranks on 2 cores, a star tree measured 20 % faster than native in trials ran about 20 %
+//            slower in the benchmark's calls, in up to half the runs at sizes from 8 B to 2 KiB;
 //   decided  calls run the choice untimed by any barrier. A planned tree: every kWindow calls the ranks
 //            agree on the median of their last kWindow call times; the first window after a decision is the
 //            baseline, a later one off it by more than kDriftFactor either way starts the trials again.
@@ -37,6 +42,9 @@ public:
     // The most trial calls before a decision: with one tree, and with the most trees.
     static constexpr int kMaxTrialCalls = 2 * kTrials * kMaxRounds;
     static constexpr int kMaxTrialCallsAnyTrees = (kMaxTrees + 1) * kTrials * kMaxRounds;
+    static constexpr int kConfirmCalls = 16;  // per side: the tree the trials chose, and native
+    // The most calls before a decision, whatever the trees and the trials: trials, then a confirmation.
+    static constexpr int kMaxCallsToDecide = kMaxTrialCallsAnyTrees + 2 * kConfirmCalls;
     static constexpr int kWindow = 1024;
     static constexpr double kDriftFactor = 2.0;
     static constexpr int64_t kRecheckEvery = 1 << 16;
@@ -83,12 +91,17 @@ public:
     double planned_s() const { return planned_s_; }
     double native_s() const { return native_s_; }
     int trial_calls() const { return trial_calls_; }  // trial calls the last decision took
+    // Whether the last decision went through a confirmation, and its agreed medians (tree, native).
+    bool confirmed() const { return confirmed_; }
+    double confirm_planned_s() const { return confirm_s_[0]; }
+    double confirm_native_s() const { return confirm_s_[1]; }
     // Agreed trial median of tree t (0 .. trees() - 1) at the last round it ran in, this decision or the last.
     double tree_median_s(int t) const { return medians_[static_cast<std::size_t>(t)]; }
 
 private:
     int native_arm() const { return trees_; }  // contenders: trees 0 .. trees_ - 1, then native
     void restart_trials();
+    void decide(Run choice, int tree);
 
     // What a settled call reads and writes first, together (exec/settled_native.hpp).
     bool decided_ = false;
@@ -103,6 +116,10 @@ private:
     std::vector<std::vector<double>> samples_;  // by contender, this decision's trials
     std::vector<double> medians_;               // by contender, agreed at its last round
     int round_calls_ = 0, rounds_ = 0;
+    bool confirming_ = false;         // the trials chose tree_: it and native now take turns, timed in place
+    std::vector<double> confirm_[2];  // tree, native
+    double confirm_s_[2] = {0, 0};
+    bool confirmed_ = false;
     std::vector<double> window_;
     double baseline_s_ = 0;  // 0: the next window sets it
 };

@@ -1,5 +1,7 @@
 #include "core/report.hpp"
 
+#include "core/auto_select.hpp"
+
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +38,10 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"planned_s", r.planned_s ? nlohmann::ordered_json(*r.planned_s) : nlohmann::ordered_json()},
         {"trial_medians_s", r.trial_medians_s},
         {"trial_calls", r.trial_calls},
+        {"confirm_planned_s",
+         r.confirm_planned_s ? nlohmann::ordered_json(*r.confirm_planned_s) : nlohmann::ordered_json()},
+        {"confirm_native_s",
+         r.confirm_native_s ? nlohmann::ordered_json(*r.confirm_native_s) : nlohmann::ordered_json()},
         {"calibration_s", r.calibration_s},
         {"node_pair_d_s", r.node_pair_d_s},
         {"native_excluded",
@@ -98,6 +104,11 @@ std::string report_words(const PlanReport& r, const char* what) {
     if (r.native_s && r.planned_s) {
         std::snprintf(tail, sizeof tail, "; measured: tree %.3g s, native %.3g s (medians of %d trial calls)",
                       *r.planned_s, *r.native_s, r.trial_calls);
+        line += tail;
+    }
+    if (r.confirm_planned_s && r.confirm_native_s) {
+        std::snprintf(tail, sizeof tail, "; in place: tree %.3g s, native %.3g s (medians of %d calls each)",
+                      *r.confirm_planned_s, *r.confirm_native_s, AutoSelect::kConfirmCalls);
         line += tail;
     }
     if (!r.native_excluded.empty()) line += "; native not tried: " + r.native_excluded;

@@ -30,6 +30,8 @@ struct PlanReport {
     std::optional<double> native_s, planned_s;  // medians measured by auto
     std::vector<double> trial_medians_s;        // under auto, after its trials: the median of each tree in `tried`
     int trial_calls = 0;                        // the trial calls auto's decision took
+    // Where the trials chose a tree: its median and native's over the calls that confirmed it or not, timed in place.
+    std::optional<double> confirm_planned_s, confirm_native_s;
     std::string native_excluded;  // why auto does not try the MPI library's reduce (core/native_failures.hpp)
     double calibration_s = 0;     // spent measuring for this key (links and c)
     // d of this message between every two nodes, [from][to] by node in rank order of their lowest rank, where

@@ -109,15 +109,22 @@ int native_from_copy(CachedPlan& cached, void* recvbuf, int count, MPI_Datatype 
 }
 
 // auto: one of the planned trees or PMPI_Reduce (on the private communicator, so errors come back here), as the
-// key's AutoSelect says; decided planned calls are timed (for drift), decided native calls are not, and
-// agreements are made when it asks. A trial starts from start_together_yielding (mpi/yielding.hpp): the root
-// lets every rank go at once, and each rank times from then to its own end; the agreement takes the slowest
-// rank's. Two earlier ways failed on the emulated clusters, where a one-way latency is milliseconds. Timed from
-// a barrier to the rank's own end, ranks leave a barrier up to a few latencies apart, and a root that left late
-// found its children's messages already there: on the heterogeneous cluster auto kept a star tree of 15.6 ms
-// against native's 7.9 ms. Timed from a barrier to a barrier, the leaves of a wide tree, let go a few latencies
-// after the root, delayed it: on the homogeneous cluster at 32 KiB auto measured the tree at 18.4 ms and native
-// at 16.7 ms, and ran native (6.6 ms) where the tree took 5.0 ms.
+// key's AutoSelect says; trial, confirming and decided planned calls are timed, decided native calls are not,
+// and agreements are made when it asks. A trial starts from start_together_yielding (mpi/yielding.hpp): the root
+// lets every rank go at once and times from then to its own end. Two earlier ways failed on the emulated
+// clusters, where a one-way latency is milliseconds. Timed from a barrier to the rank's own end, ranks leave a
+// barrier up to a few latencies apart, and a root that left late found its children's messages already there: on
+// the heterogeneous cluster auto kept a star tree of 15.6 ms against native's 7.9 ms. Timed from a barrier to a
+// barrier, the leaves of a wide tree, let go a few latencies after the root, delayed it: on the homogeneous
+// cluster at 32 KiB auto measured the tree at 18.4 ms and native at 16.7 ms, and ran native (6.6 ms) where the
+// tree took 5.0 ms. Confirming and decided planned calls are timed from the call's start, where the program makes
+// it.
+//
+// Every time is the root's: the reduction is done when the root has the result (the benchmark's latency too). Each
+// rank's own time with the slowest rank's taken was the rule before, and on ranks that share cores it counted
+// against a tree whatever a rank spent descheduled after its part was done. Measured with mpi_bench, 4 ranks on 2
+// cores, 8 B .. 4 KiB, 12 runs, confirmation included: with the slowest rank's time, auto ran a star tree at 0.77
+// to 0.93 of native's speed in 8 runs of 12 at 256 B; with the root's, in 1 (0.85).
 //
 // Where the library's reduce is known to fail with MPI_IN_PLACE at the root (cached.native_in_place_failure,
 // core/native_failures.hpp: the same on every rank), only the root knows whether a call is in place, so each
@@ -159,8 +166,8 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
     } else {
         REDUX_MPI(PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, state.comm));
     }
-    if (timing) {
-        select.record(MPI_Wtime() - start);
+    if (timing) {  // the root's time; zeros elsewhere, so that the agreements' MPI_MAX is the root's
+        select.record(state.rank == root ? MPI_Wtime() - start : 0.0);
     } else {
         select.count();
     }
@@ -179,6 +186,12 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
             cached.report.trial_calls = select.trial_calls();
             cached.report.trial_medians_s.clear();
             for (int t = 0; t < select.trees(); ++t) cached.report.trial_medians_s.push_back(select.tree_median_s(t));
+            cached.report.confirm_planned_s.reset();
+            cached.report.confirm_native_s.reset();
+            if (select.confirmed()) {
+                cached.report.confirm_planned_s = select.confirm_planned_s();
+                cached.report.confirm_native_s = select.confirm_native_s();
+            }
             const PlannedTree& chosen = cached.trees[static_cast<size_t>(select.tree())];
             cached.report.strategy = select.choice() == AutoSelect::Run::native
                                          ? std::string("native")
