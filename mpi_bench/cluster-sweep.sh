@@ -16,7 +16,7 @@
 # Environment: BENCH (the mpi_bench binary, default build/mpi_bench/mpi_bench, built against Open MPI: the
 # cluster runs Open MPI), CLUSTER_TOOLS, CLUSTER_PREFIX, CLUSTER_NET (sweep-lib.sh), TOPOLOGIES, RATIOS
 # (default "0.1 0.3 1 3 10"), DELAY_SIZES (default "8 65536"), ITERATIONS (default 15), WARMUP (default 10;
-# auto's trials, up to 120 calls, run before the warm-up, untimed), SYNC (default window:
+# auto's trials and confirmation, up to 152 calls, run before the warm-up, untimed), SYNC (default window:
 # the cluster's ms latencies make the barrier's exit skew a large part of every latency; see mpi_bench
 # --help), SUM_SIZES (default 8:1M).
 set -euo pipefail
