@@ -24,7 +24,7 @@ AutoSelect::AutoSelect(int trees) : trees_(std::clamp(trees, 1, kMaxTrees)) { re
 
 AutoSelect::Step AutoSelect::next() const {
     if (confirming_) {
-        const bool native = (confirm_[0].size() + confirm_[1].size()) % 2 == 1;
+        const bool native = confirm_calls() % 2 == 1;
         return {native ? Run::native : Run::planned, native ? 0 : tree_, false, true};
     }
     if (decided_) return {choice_, tree_, false, choice_ == Run::planned && !native_excluded_};
@@ -36,7 +36,7 @@ AutoSelect::Step AutoSelect::next() const {
 void AutoSelect::record(double seconds) {
     if (native_excluded_) return;
     if (confirming_) {
-        confirm_[(confirm_[0].size() + confirm_[1].size()) % 2].push_back(seconds);
+        confirm_[confirm_calls() % 2].push_back(seconds);
         return;
     }
     if (!decided_) {
@@ -50,7 +50,7 @@ void AutoSelect::record(double seconds) {
 
 bool AutoSelect::needs_agreement() const {
     if (native_excluded_) return false;
-    if (confirming_) return static_cast<int>(confirm_[0].size() + confirm_[1].size()) == 2 * kConfirmCalls;
+    if (confirming_) return static_cast<int>(confirm_calls()) == 2 * kConfirmCalls;
     if (!decided_) return round_calls_ == kTrials * static_cast<int>(running_.size());
     return static_cast<int>(window_.size()) == kWindow;
 }
@@ -98,7 +98,6 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
             for (int t = 1; t < trees_; ++t) {
                 if (medians_[static_cast<size_t>(t)] < medians_[static_cast<size_t>(best_tree)]) best_tree = t;
             }
-            tree_ = best_tree;
             decide(Run::native, best_tree);
             return true;
         }

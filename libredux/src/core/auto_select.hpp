@@ -102,6 +102,7 @@ private:
     int native_arm() const { return trees_; }  // contenders: trees 0 .. trees_ - 1, then native
     void restart_trials();
     void decide(Run choice, int tree);
+    std::size_t confirm_calls() const { return confirm_[0].size() + confirm_[1].size(); }  // tree and native alternate
 
     // What a settled call reads and writes first, together (exec/settled_native.hpp).
     bool decided_ = false;

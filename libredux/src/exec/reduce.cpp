@@ -154,7 +154,7 @@ int run_auto(CachedPlan& cached, const void* sendbuf, void* recvbuf, int count, 
     double start = 0.0;
     if (step.timed) {
         REDUX_MPI(start_together_yielding(state.comm, root, start));
-    } else if (timing) {
+    } else if (timing && state.rank == root) {  // only the root's time is recorded (below)
         start = MPI_Wtime();
     }
     const bool planned = step.run == AutoSelect::Run::planned;
