@@ -99,6 +99,7 @@ public:
         together_ = program.receive_together && trees_ == 1 && segments_ == 1 && children > 1 &&
                     static_cast<int64_t>(children) * vector_bytes <= kTogetherBytes;
         if (together_) window_ = children;
+        while (ring_ < window_) ring_ *= 2;
         root_direct_ = rank == args.root && !args.in_place && program.receive_result_from < 0;
         // Several trees: the segments this rank is a leaf for go out ahead of its folds, except at a root that
         // waits for the sink's result segment by segment after its own send of each.
@@ -109,9 +110,9 @@ public:
         if (slots > 0) ws_.slot = workspace.ensure(layout, std::max(most, 1), slots);
         ws_.free_slots.clear();
         for (int s = 0; s < slots; ++s) ws_.free_slots.push_back(s);
-        ws_.requests.assign(static_cast<size_t>(window_ + kSendWindow + kLeafWindow), MPI_REQUEST_NULL);
-        ws_.child_slot.assign(static_cast<size_t>(window_ + kSendWindow), kNoSlot);
-        ws_.indices.resize(static_cast<size_t>(window_));
+        ws_.requests.assign(static_cast<size_t>(ring_ + kSendWindow + kLeafWindow), MPI_REQUEST_NULL);
+        ws_.child_slot.assign(static_cast<size_t>(ring_ + kSendWindow), kNoSlot);
+        ws_.indices.resize(static_cast<size_t>(ring_));
         result_requests_ = program.receive_result_from >= 0 && rank == args.root ? segments_ : 0;
         ws_.result_requests.assign(static_cast<size_t>(result_requests_), MPI_REQUEST_NULL);
     }
@@ -123,14 +124,18 @@ public:
     }
 
 private:
-    // Requests: receives in a ring of window_ entries (stream position q at q % window_), then the sends' ring,
-    // then the ring of a leaf's sends ahead.
-    MPI_Request& recv_request(int64_t q) { return ws_.requests[static_cast<size_t>(q % window_)]; }
-    int& recv_slot(int64_t q) { return ws_.child_slot[static_cast<size_t>(q % window_)]; }
-    MPI_Request& send_request(int64_t i) { return ws_.requests[static_cast<size_t>(window_ + i % kSendWindow)]; }
-    int& send_slot(int64_t i) { return ws_.child_slot[static_cast<size_t>(window_ + i % kSendWindow)]; }
+    // Requests: receives in a ring of ring_ entries (stream position q at q mod ring_; at most window_ of them
+    // posted), then the sends' ring, then the ring of a leaf's sends ahead. Every ring's size is a power of two, so
+    // an index is a mask, not a division (tens of cycles, on every call's path).
+    static_assert((kSendWindow & (kSendWindow - 1)) == 0 && (kLeafWindow & (kLeafWindow - 1)) == 0);
+    size_t recv_index(int64_t q) const { return static_cast<size_t>(q & (ring_ - 1)); }
+    size_t send_index(int64_t i) const { return static_cast<size_t>(ring_ + (i & (kSendWindow - 1))); }
+    MPI_Request& recv_request(int64_t q) { return ws_.requests[recv_index(q)]; }
+    int& recv_slot(int64_t q) { return ws_.child_slot[recv_index(q)]; }
+    MPI_Request& send_request(int64_t i) { return ws_.requests[send_index(i)]; }
+    int& send_slot(int64_t i) { return ws_.child_slot[send_index(i)]; }
     MPI_Request& leaf_request(int64_t i) {
-        return ws_.requests[static_cast<size_t>(window_ + kSendWindow + i % kLeafWindow)];
+        return ws_.requests[static_cast<size_t>(ring_ + kSendWindow + (i & (kLeafWindow - 1)))];
     }
     bool sent_ahead(int j) const { return ahead_ && children_of(j).empty() && program_.parent_in(tree_of(j)) >= 0; }
 
@@ -294,7 +299,7 @@ private:
     int poll() {
         if (posted_ > folded_ + 1) {
             int done = 0;
-            REDUX_MPI(MPI_Testsome(window_, ws_.requests.data(), &done, ws_.indices.data(), MPI_STATUSES_IGNORE));
+            REDUX_MPI(MPI_Testsome(ring_, ws_.requests.data(), &done, ws_.indices.data(), MPI_STATUSES_IGNORE));
             if (done > 0 && done != MPI_UNDEFINED) REDUX_MPI(post_receives());
         }
         REDUX_MPI(test_sends());
@@ -387,9 +392,10 @@ private:
         for (MPI_Request& request : ws_.result_requests) cancel(request);
     }
 
-    const int trees_;     // segment j goes along tree tree_of(j) (RankProgram::more_trees)
-    int64_t stream_ = 0;  // receives in all: every segment's children
-    int window_ = 1;
+    const int trees_;             // segment j goes along tree tree_of(j) (RankProgram::more_trees)
+    int64_t stream_ = 0;          // receives in all: every segment's children
+    int window_ = 1;              // receives posted ahead, at most
+    int ring_ = 1;                // the receives' ring: window_ rounded up to a power of two
     bool single_source_ = false;  // every receive comes from one child: the window's are posted together
     bool together_ = false;       // every child's receive posted at once (RankProgram::receive_together)
     bool ahead_ = false;          // a leaf's own segments are sent ahead of its folds (several trees)

@@ -58,7 +58,10 @@ protected:
           knobs_(knobs),
           ws_(workspace) {}
 
-    int64_t begin(int j) const { return segment_begin(args_.count, segments_, j); }
+    // One segment (every small message): no division, which costs tens of cycles and is on every call's path.
+    int64_t begin(int j) const {
+        return segments_ == 1 ? (j == 0 ? 0 : args_.count) : segment_begin(args_.count, segments_, j);
+    }
     int length(int j) const { return static_cast<int>(begin(j + 1) - begin(j)); }
     void* segment_of(const void* buffer, int j) const { return at_offset(buffer, begin(j) * layout_.extent); }
     // Each tree's segments travel with their own tag: a rank may send a later segment of one tree ahead of an
