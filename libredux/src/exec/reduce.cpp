@@ -249,8 +249,10 @@ int reduce_on_tree(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
 // copies exhaust the reserve ("cannot allocate memory in static TLS block").
 #ifdef SMPI_H
 thread_local SettledNative t_settled_native;
+thread_local ConfiguredNative t_configured_native;
 #else
 thread_local SettledNative t_settled_native __attribute__((tls_model("initial-exec")));
+thread_local ConfiguredNative t_configured_native __attribute__((tls_model("initial-exec")));
 #endif
 
 // Runs `call` with nothing crossing the C API; an error goes through the user's communicator's error handler.
@@ -285,6 +287,9 @@ const redux_options kDefaults = REDUX_OPTIONS_INIT;
     if (opts.algorithm != REDUX_ALGORITHM_NATIVE && comm != MPI_COMM_NULL) state = find_comm_state(comm);
     if (opts.algorithm == REDUX_ALGORITHM_NATIVE ||
         (state != nullptr && resolve(opts, state->config) == REDUX_ALGORITHM_NATIVE)) {  // pass-through
+        if (state != nullptr && opts.algorithm == REDUX_ALGORITHM_CONFIGURED) {
+            t_configured_native = {comm, lookup_generation()};
+        }
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
     // A recent call's arguments again (RecentCalls): only the buffers are judged again, the rest was judged
@@ -346,9 +351,13 @@ int reduce_entry(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
                  MPI_Comm comm, const redux_options* options, redux_call_info* info) {
     const redux_options& opts = options != nullptr ? *options : kDefaults;
     if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
+    const uint64_t generation = lookup_generation();
     if (AutoSelect* settled =
-            t_settled_native.repeats(sendbuf, recvbuf, count, datatype, op, root, comm, opts, lookup_generation())) {
+            t_settled_native.repeats(sendbuf, recvbuf, count, datatype, op, root, comm, opts, generation)) {
         settled->count();
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    }
+    if (t_configured_native.takes(comm, opts, generation)) {
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
     return reduce_full(sendbuf, recvbuf, count, datatype, op, root, comm, opts, info);

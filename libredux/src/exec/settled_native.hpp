@@ -66,4 +66,19 @@ struct alignas(64) SettledNative {
 };
 static_assert(sizeof(SettledNative) == 64, "one cache line");
 
+// The same shortcut where the communicator's configuration says native (REDUX_ALGORITHM=native, or a per-call
+// configuration that resolves to it): the calling thread's last such communicator, valid in the generation it was
+// recorded in. Every call on it that asks for the configured algorithm goes to PMPI_Reduce as the full path would,
+// erroneous ones included. Measured (8 B, 2 ranks, 10,000 calls, six runs): the full path's pass-through +0.03 to
+// +0.11 us over PMPI_Reduce, where the settled record's is +0.01 to +0.05.
+struct ConfiguredNative {
+    MPI_Comm comm{};  // the user's; zero: nothing recorded
+    uint64_t generation{};
+
+    bool takes(MPI_Comm communicator, const redux_options& opts, uint64_t now) const {
+        return comm != MPI_Comm{} && communicator == comm && now == generation &&
+               opts.algorithm == REDUX_ALGORITHM_CONFIGURED;
+    }
+};
+
 }  // namespace redux
