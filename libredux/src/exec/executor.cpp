@@ -107,22 +107,31 @@ public:
         // Several trees: the segments this rank is a leaf for go out ahead of its folds, except at a root that
         // waits for the sink's result segment by segment after its own send of each.
         ahead_ = trees_ > 1 && program.receive_result_from < 0;
+        result_requests_ = program.receive_result_from >= 0 && rank == args.root ? segments_ : 0;
         const int slots = most_children > 0 ? window_ + 2 : 0;
-        const int most = (args.count + segments_ - 1) / segments_;  // the longest segment
+        const int most = std::max(1, (args.count + segments_ - 1) / segments_);  // the longest segment
+        shape_ = {ring_, slots, most, result_requests_};
+        const bool ready = ws_.ready == shape_ && static_cast<int>(ws_.free_slots.size()) == slots &&
+                           (slots == 0 || workspace.holds(layout, most, slots));
+        ws_.ready = {};     // until this call ends without an error
+        if (ready) return;  // as the last call left them: the same sizes, every request null, every slot free
         ws_.slot.clear();
-        if (slots > 0) ws_.slot = workspace.ensure(layout, std::max(most, 1), slots);
+        if (slots > 0) ws_.slot = workspace.ensure(layout, most, slots);
         ws_.free_slots.clear();
         for (int s = 0; s < slots; ++s) ws_.free_slots.push_back(s);
         ws_.requests.assign(static_cast<size_t>(ring_ + kSendWindow + kLeafWindow), MPI_REQUEST_NULL);
         ws_.child_slot.assign(static_cast<size_t>(ring_ + kSendWindow), kNoSlot);
         ws_.indices.resize(static_cast<size_t>(ring_));
-        result_requests_ = program.receive_result_from >= 0 && rank == args.root ? segments_ : 0;
         ws_.result_requests.assign(static_cast<size_t>(result_requests_), MPI_REQUEST_NULL);
     }
 
     int run() {
         const int rc = reduce_segments();
-        if (rc != MPI_SUCCESS) cancel_posted();
+        if (rc == MPI_SUCCESS) {
+            ws_.ready = shape_;
+        } else {
+            cancel_posted();
+        }
         return rc;
     }
 
@@ -399,6 +408,7 @@ private:
     int64_t stream_ = 0;          // receives in all: every segment's children
     int window_ = 1;              // receives posted ahead, at most
     int ring_ = 1;                // the receives' ring: window_ rounded up to a power of two
+    Workspace::Shape shape_;      // the sizes of the workspace's vectors this call uses
     bool single_source_ = false;  // every receive comes from one child: the window's are posted together
     bool together_ = false;       // every child's receive posted at once (RankProgram::receive_together)
     bool ahead_ = false;          // a leaf's own segments are sent ahead of its folds (several trees)

@@ -60,6 +60,21 @@ public:
         return (storage_.empty() ? 0 : storage_.size() * layout_.span_bytes(count_)) + pack_scratch.capacity();
     }
 
+    // Whether `buffers` buffers for `count` elements of `layout` are there already (ensure would change nothing).
+    bool holds(const ElementLayout& layout, int count, int buffers) const {
+        return layout == layout_ && count == count_ && static_cast<int>(storage_.size()) >= buffers;
+    }
+    // The sizes the last call of the one-stream runner (executor.cpp's ProgramRun) left the vectors below in, every
+    // request null and every slot free: a call of the same sizes (the key's tree again) sets nothing up. Zero after
+    // an error, and while the other runner (LaneRun) uses them.
+    struct Shape {
+        int ring = 0, slots = 0, most = 0, results = 0;
+        bool operator==(const Shape& o) const {
+            return ring == o.ring && slots == o.slots && most == o.most && results == o.results;
+        }
+    };
+    Shape ready;
+
     std::vector<void*> slot;
     std::vector<int> free_slots;
     std::vector<MPI_Request> requests;         // receives in flight, then sends (rings)

@@ -56,6 +56,7 @@ public:
             slots += lane.slots;
         }
         const int most = (args.count + segments_ - 1) / segments_;  // the longest segment
+        ws_.ready = {};                                             // the vectors are set up for this runner now
         ws_.slot.clear();
         if (slots > 0) ws_.slot = workspace.ensure(layout, std::max(most, 1), slots);
         ws_.free_slots.clear();
