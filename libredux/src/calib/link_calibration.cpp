@@ -6,24 +6,18 @@
 //      the known classes, then rank 0's fits broadcast, so all ranks plan with the same numbers;
 //   2. the calibration file, read by rank 0 and broadcast (a missing, stale, foreign or corrupt file: one
 //      warning from rank 0, then step 3; the warning says when the file will not be written, see 4);
-//   3. measurement: for each class, one pair of ranks (Topology::first_pair) ping-pongs messages of 8 B, every
-//      power of two from 1 to 64 KiB (the MPI libraries switch protocols in that range: Open MPI's shared memory at 4
-//      KiB, TCP at 64 KiB, model/node_pairs.hpp; a line from 8 B to 32 KiB put 4 KiB at 0.5 of its time on 2 local
-//      ranks) and 256 KiB (one warm-up, then at least 5 round trips each, more while the size has taken less than
-//      kSizeBudget_s), 1 MiB and 4 MiB (one warm-up, then 2: a round trip at 4 MiB on a slow link costs 80 ms), and
-//      on a fast link 16 and 64 MiB (below); the fastest half round trip per size (on a shared machine scheduling
-//      delays only add time, so the fastest is the link's own) makes d (fit_link), which is broadcast. Why more
-//      round trips where they are cheap: the calibration runs in a job's first milliseconds, when the ranks are
-//      still disturbed (measured on 2 local ranks: the first six 8 B trips took 2.7-32 us one way, the link's own
-//      time is 0.3-0.6 us), and the fastest of 5 planned every small message at 2-3x its time. Then the time in flight
+//   3. measurement: for each class, one pair of ranks (Topology::first_pair) ping-pongs messages of 8 B,
+//      32 KiB, 64 KiB (a protocol switch: model/node_pairs.hpp) and 256 KiB (one warm-up, then 5 round trips each), 1
+//      MiB and 4 MiB (one warm-up, then 2: a round trip at 4 MiB on a slow link costs 80 ms), and on a fast link 16 and
+//      64 MiB (below); the fastest half round trip per size (on a shared machine scheduling delays only add time, so
+//      the fastest is the link's own) makes d (fit_link), which is broadcast. Then the time in flight
 //      (LinkFit::flight_s): a stream of kStreamMessages messages of 8 B, a to b, answered by one 8 B message once all
 //      have arrived, takes 2 d + (k - 1) p, where p is the part of d that holds the receiver (its port: overheads and
 //      gap); p from the fastest stream against the fastest 8 B round trip, and L = d(8 B) - p. The large sizes are
 //      where long vectors and their segments are planned: beyond the largest size measured d follows the slope of the
 //      last two. A few pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a
 //      VM; 1.5 ms when it stopped at 256 KiB), most of it first-touching the 16 MiB buffer; 0.5 s between two nodes 2
-//      ms and 1 Gbit/s apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms; the sizes from 1 to 16
-//      KiB add 6 round trips each there (about 0.13 s), and at most kSizeBudget_s each on one node.
+//      ms and 1 Gbit/s apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms.
 //   4. on 3 to kMaxPairNodes nodes, every pair of nodes (model/node_pairs.cpp says why): the nodes' leaders (the
 //      lowest rank of each) meet in the rounds of a round-robin schedule, each pair in a round at once, and
 //      ping-pong each of kPairBytes (8 B, 32, 64 and 256 KiB: one warm-up, then kPairTrips); the fastest half
@@ -58,29 +52,8 @@ struct PingSize {
     bool warm_up;     // one round trip first, not timed
     int round_trips;  // timed
 };
-constexpr PingSize kPingSizes[] = {{8, true, 5},         {1 << 10, true, 5},  {2 << 10, true, 5},  {4 << 10, true, 5},
-                                   {8 << 10, true, 5},   {16 << 10, true, 5}, {32 << 10, true, 5}, {64 << 10, true, 5},
+constexpr PingSize kPingSizes[] = {{8, true, 5},         {32 << 10, true, 5}, {64 << 10, true, 5},
                                    {256 << 10, true, 5}, {1 << 20, true, 2},  {4 << 20, true, 2}};
-// A size's round trips go on past its count while they have taken less than this in all (at most kMaxRoundTrips):
-// hundreds of small ones on one node, none more on a link of milliseconds.
-constexpr double kSizeBudget_s = 1e-3;
-constexpr int kMaxRoundTrips = 200;
-constexpr int kTagPingLast = 4;  // the last round trip of a size: the answering side stops after it
-// Before the first timed round trip, the pair ping-pongs 8 B messages for this long, untimed. Measured on 2 local
-// ranks (a VM, Open MPI; 500-trip windows): the first 10-13 ms of a ping-pong ran at 1.5-2.6 us one way, whatever the
-// job did before (nothing, loading hwloc's topology, a nonblocking collective), then at once 0.3-0.45 us, which is
-// what reductions see from then on; the fastest of hundreds of trips in the first milliseconds planned every small
-// message at 3-5x its time. On a link of milliseconds it is a few round trips.
-constexpr double kWarmUp_s = 20e-3;
-constexpr int kWarmUpMaxTrips = 100000;
-
-// How many timed round trips a size gets: at least at_least, and more while they have taken less than budget_s in all,
-// up to at_most.
-struct Trips {
-    int at_least = 1;
-    double budget_s = 0;
-    int at_most = kMaxRoundTrips;
-};
 // Beyond the last of kPingSizes: 4x larger sizes, up to the largest the planner is built for, while the largest
 // size so far took less than kExtendBelow_s one way (a fast link, where the next costs little), so that the
 // slope beyond is that of messages larger than the caches (shared memory: 4 MiB stays in a 32 MiB L3 and moves
@@ -95,30 +68,24 @@ constexpr int kPairTrips = 5;  // as the classes' small sizes: a pair's fastest 
 
 LinkFits g_known;  // this process's link fits, by class
 
-// Timed half round trips of `bytes` between a and b (after one warm-up if `warm_up`), as many as `trips` says,
-// appended to `samples`. The first side decides; the last trip's message carries kTagPingLast, which tells the other
-// side to stop after answering it.
-int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, const Trips& trips,
+// `round_trips` timed half round trips of `bytes` between a and b (after one warm-up if `warm_up`), appended to
+// `samples`.
+int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, int round_trips,
               std::vector<char>& buffer, std::vector<PingSample>& samples) {
     if (buffer.size() < bytes) buffer.resize(bytes);
     const int n = static_cast<int>(bytes);
-    const double begin = MPI_Wtime();
-    for (int trip = warm_up ? 0 : 1;; ++trip) {  // trip 0 warms up
+    for (int trip = warm_up ? 0 : 1; trip <= round_trips; ++trip) {  // trip 0 warms up
         const double start = MPI_Wtime();
-        bool last = false;
         if (first) {
-            last = trip >= trips.at_least && (trip >= trips.at_most || start - begin >= trips.budget_s);
-            REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, last ? kTagPingLast : kTagPing, comm));
+            REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm));
             REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
         } else {
-            MPI_Status status;
-            REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, MPI_ANY_TAG, comm, &status));
+            REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
             REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm));
-            last = status.MPI_TAG == kTagPingLast;
         }
         if (trip > 0) samples.push_back({bytes, (MPI_Wtime() - start) / 2});
-        if (last) return MPI_SUCCESS;
     }
+    return MPI_SUCCESS;
 }
 
 // The time in flight of the link: kStreams timed streams of kStreamMessages messages of 8 B from a to b, each
@@ -154,11 +121,8 @@ int ping_pong(MPI_Comm comm, int rank, int a, int b, LinkFit& fit) {
     std::vector<PingSample> samples;
     const bool first = rank == a;
     const int peer = first ? b : a;
-    std::vector<PingSample> untimed;
-    REDUX_MPI(time_size(comm, first, peer, 8, false, {1, kWarmUp_s, kWarmUpMaxTrips}, buffer, untimed));
     for (const PingSize& size : kPingSizes) {
-        REDUX_MPI(
-            time_size(comm, first, peer, size.bytes, size.warm_up, {size.round_trips, kSizeBudget_s}, buffer, samples));
+        REDUX_MPI(time_size(comm, first, peer, size.bytes, size.warm_up, size.round_trips, buffer, samples));
     }
     for (size_t bytes = 4 * kPingSizes[std::size(kPingSizes) - 1].bytes; bytes <= kLargestPlannedBytes; bytes *= 4) {
         int more = 0;
@@ -173,7 +137,7 @@ int ping_pong(MPI_Comm comm, int rank, int a, int b, LinkFit& fit) {
             REDUX_MPI(MPI_Recv(&more, 1, MPI_INT, peer, kTagPing, comm, MPI_STATUS_IGNORE));
         }
         if (!more) break;
-        REDUX_MPI(time_size(comm, first, peer, bytes, false, {kExtraRoundTrips}, buffer, samples));
+        REDUX_MPI(time_size(comm, first, peer, bytes, false, kExtraRoundTrips, buffer, samples));
     }
     fit = fit_link(samples);
     REDUX_MPI(time_flight(comm, first, peer, fit.at(kPingSizes[0].bytes), fit.flight_s));
@@ -294,7 +258,7 @@ int measure_node_pairs(MPI_Comm comm, int rank, const Topology& topology, NodePa
         const size_t cell = static_cast<size_t>(me) * static_cast<size_t>(n) + static_cast<size_t>(other);
         for (size_t k = 0; k < kPairBytes.size(); ++k) {
             std::vector<PingSample> samples;
-            REDUX_MPI(time_size(comm, me < other, ids[other], kPairBytes[k], true, {kPairTrips}, buffer, samples));
+            REDUX_MPI(time_size(comm, me < other, ids[other], kPairBytes[k], true, kPairTrips, buffer, samples));
             double fastest = samples.front().one_way_s;
             for (const PingSample& sample : samples) fastest = std::min(fastest, sample.one_way_s);
             mine[k * cells + cell] = fastest;
