@@ -395,13 +395,8 @@ private:
 
     // After an error: nothing this call posted may stay behind.
     void cancel_posted() {
-        auto cancel = [](MPI_Request& request) {
-            if (request == MPI_REQUEST_NULL) return;
-            MPI_Cancel(&request);
-            MPI_Wait(&request, MPI_STATUS_IGNORE);
-        };
-        for (MPI_Request& request : ws_.requests) cancel(request);
-        for (MPI_Request& request : ws_.result_requests) cancel(request);
+        for (MPI_Request& request : ws_.requests) cancel_request(request);
+        for (MPI_Request& request : ws_.result_requests) cancel_request(request);
     }
 
     const int trees_;             // segment j goes along tree tree_of(j) (RankProgram::more_trees)
@@ -454,10 +449,7 @@ int run_program(const RankProgram& program, int segments, int rank, const Reduce
         REDUX_MPI(MPI_Isend(args.in_place ? args.recvbuf : args.sendbuf, args.count, args.datatype, program.parent,
                             kTagPartial, comm, &request));
         const int rc = wait_yielding(request);
-        if (rc != MPI_SUCCESS && request != MPI_REQUEST_NULL) {  // as ProgramRun::cancel_posted
-            MPI_Cancel(&request);
-            MPI_Wait(&request, MPI_STATUS_IGNORE);
-        }
+        if (rc != MPI_SUCCESS) cancel_request(request);
         return rc;
     }
     return ProgramRun(program, segments, rank, args, layout, comm, workspace, knobs).run();

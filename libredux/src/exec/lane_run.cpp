@@ -72,11 +72,7 @@ public:
     int run() {
         const int rc = reduce_lanes();
         if (rc != MPI_SUCCESS) {
-            for (MPI_Request& request : ws_.requests) {
-                if (request == MPI_REQUEST_NULL) continue;
-                MPI_Cancel(&request);
-                MPI_Wait(&request, MPI_STATUS_IGNORE);
-            }
+            for (MPI_Request& request : ws_.requests) cancel_request(request);
         }
         return rc;
     }

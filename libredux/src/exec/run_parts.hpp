@@ -26,6 +26,13 @@ inline void* at_offset(const void* base, MPI_Aint bytes) {
     return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(base) + static_cast<uintptr_t>(bytes));
 }
 
+// After an error: a request the call posted is cancelled and completed, so that nothing it posted stays behind.
+inline void cancel_request(MPI_Request& request) {
+    if (request == MPI_REQUEST_NULL) return;
+    MPI_Cancel(&request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+
 // inout = in o inout over `count` elements, chunk_bytes at a time, calling `between` (an MPI error code) between
 // two chunks: Open MPI advances posted transfers only inside MPI calls.
 template <typename Between>
