@@ -170,13 +170,19 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     EXPECT_EQ(trials % redux::AutoSelect::kTrials, 0) << "whole turns";
     EXPECT_GE(trials, contenders * redux::AutoSelect::kTrials) << "every tree and native, a round each";
     EXPECT_LE(trials, contenders * redux::AutoSelect::kTrials * redux::AutoSelect::kMaxRounds);
+    // A tree the trials chose is confirmed in place: kept only if its median there is below native's (a tie: native).
+    const bool confirmed = decision["confirm_planned_s"].is_number() && decision["confirm_native_s"].is_number();
+    const bool tree_won_in_place =
+        confirmed && decision["confirm_planned_s"].get<double>() < decision["confirm_native_s"].get<double>();
     if (decision["strategy"] != "native") {
         EXPECT_NE(std::find(tried.begin(), tried.end(), decision["strategy"].get<std::string>()), tried.end())
             << "auto keeps a tree it tried, or native";
         EXPECT_FALSE(native_faster) << "a tree is kept only when clearly faster";
+        EXPECT_TRUE(tree_won_in_place) << "and faster in place too";
     } else {
-        EXPECT_TRUE(native_faster || trials >= redux::AutoSelect::kMaxTrialCalls)
-            << "native when faster than every tree, or when no tree was clearly faster after the last round";
+        EXPECT_TRUE(native_faster || trials >= redux::AutoSelect::kMaxTrialCalls || (confirmed && !tree_won_in_place))
+            << "native when faster than every tree, when no tree was clearly faster after the last round, or when "
+               "the tree the trials chose was not faster in place";
     }
     const nlohmann::json& plan = lines[2];
     EXPECT_EQ(plan["event"], "new plan");
