@@ -293,18 +293,23 @@ TEST_F(CalibrationFile, MalformedPointsAreCorrupt) {
     EXPECT_NEAR(good.links[0].beta_s_per_byte, 2e-6 / 32760, 1e-20) << "the points', not the file's 0";
 }
 
-// The time in flight of each link is stored and read back exactly; a file without it (written before it was
-// measured) reads as 0, the one-port model; a negative or textual one makes the file corrupt.
-TEST_F(CalibrationFile, TheTimeInFlightIsReadBackAndOptional) {
+// The time in flight and the call's own cost of each link are stored and read back exactly; a file without them
+// (written before they were measured) reads as 0 (the one-port model, predictions without a call's cost); a
+// negative or textual one makes the file corrupt.
+TEST_F(CalibrationFile, TheTimeInFlightAndTheCallCostAreReadBackAndOptional) {
     std::string error;
     redux::CalibrationEntry e = entry("8-aa", kNow, 5e-7);
     e.links[0].flight_s = 3.25e-7;
     e.links[2].flight_s = 2.0625e-3;
+    e.links[0].call_s = 4.375e-7;
+    e.links[2].call_s = 1.5e-5;
     ASSERT_TRUE(redux::store_calibration(path_, e, error)) << error;
     const redux::LoadResult a = redux::load_calibration(path_, "8-aa", kNow + 10, kDay);
     ASSERT_EQ(a.status, redux::LoadStatus::found) << a.reason;
     EXPECT_EQ(a.links[0].flight_s, 3.25e-7);
     EXPECT_EQ(a.links[2].flight_s, 2.0625e-3);
+    EXPECT_EQ(a.links[0].call_s, 4.375e-7);
+    EXPECT_EQ(a.links[2].call_s, 1.5e-5);
 
     const auto file = [](const std::string& flight) {
         return R"({"format": "libredux-calibration", "version": 2, "entries": [{"signature": "8-aa", )"
@@ -316,7 +321,9 @@ TEST_F(CalibrationFile, TheTimeInFlightIsReadBackAndOptional) {
     const redux::LoadResult without = redux::load_calibration(path_, "8-aa", kNow, kDay);
     ASSERT_EQ(without.status, redux::LoadStatus::found) << without.reason;
     EXPECT_EQ(without.links[0].flight_s, 0.0);
-    for (const char* bad : {R"(, "flight_s": -1e-6)", R"(, "flight_s": "1e-6")"}) {
+    EXPECT_EQ(without.links[0].call_s, 0.0);
+    for (const char* bad :
+         {R"(, "flight_s": -1e-6)", R"(, "flight_s": "1e-6")", R"(, "call_s": -1e-6)", R"(, "call_s": "1e-6")"}) {
         SCOPED_TRACE(bad);
         write_raw(file(bad));
         EXPECT_EQ(redux::load_calibration(path_, "8-aa", kNow, kDay).status, redux::LoadStatus::corrupt);

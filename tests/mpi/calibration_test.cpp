@@ -152,6 +152,10 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     EXPECT_GT(decision["d_s"].get<double>(), 0);
     EXPECT_GE(decision["c_s"].get<double>(), 0);
     EXPECT_GT(decision["predicted_s"].get<double>(), 0);
+    // The prediction holds the call's own cost once (model/costs.hpp): the plan's makespan is what is left.
+    ASSERT_TRUE(lines[0]["call_s"].is_number());
+    EXPECT_GE(lines[0]["call_s"].get<double>(), 0);
+    EXPECT_LT(lines[0]["call_s"].get<double>(), lines[0]["predicted_s"].get<double>());
     ASSERT_TRUE(decision["native_s"].is_number());
     ASSERT_TRUE(decision["planned_s"].is_number());
     const bool native_faster = decision["native_s"].get<double>() < decision["planned_s"].get<double>();

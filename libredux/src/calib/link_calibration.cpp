@@ -6,18 +6,26 @@
 //      the known classes, then rank 0's fits broadcast, so all ranks plan with the same numbers;
 //   2. the calibration file, read by rank 0 and broadcast (a missing, stale, foreign or corrupt file: one
 //      warning from rank 0, then step 3; the warning says when the file will not be written, see 4);
-//   3. measurement: for each class, one pair of ranks (Topology::first_pair) ping-pongs messages of 8 B,
-//      32 KiB, 64 KiB (a protocol switch: model/node_pairs.hpp) and 256 KiB (one warm-up, then 5 round trips each), 1
-//      MiB and 4 MiB (one warm-up, then 2: a round trip at 4 MiB on a slow link costs 80 ms), and on a fast link 16 and
-//      64 MiB (below); the fastest half round trip per size (on a shared machine scheduling delays only add time, so
-//      the fastest is the link's own) makes d (fit_link), which is broadcast. Then the time in flight
-//      (LinkFit::flight_s): a stream of kStreamMessages messages of 8 B, a to b, answered by one 8 B message once all
-//      have arrived, takes 2 d + (k - 1) p, where p is the part of d that holds the receiver (its port: overheads and
-//      gap); p from the fastest stream against the fastest 8 B round trip, and L = d(8 B) - p. The large sizes are
-//      where long vectors and their segments are planned: beyond the largest size measured d follows the slope of the
-//      last two. A few pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a
-//      VM; 1.5 ms when it stopped at 256 KiB), most of it first-touching the 16 MiB buffer; 0.5 s between two nodes 2
-//      ms and 1 Gbit/s apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms.
+//   3. measurement: for each class, one pair of ranks (Topology::first_pair) first ping-pongs 8 B untimed for
+//      kWarmUp_s (on the 2-core VM of the measurements a job's first 10-13 ms of ping-pong ran at 1.5-2.6 us one way
+//      and then at once at 0.3-0.45 us, which is what reductions see from then on), then ping-pongs messages of 8 B,
+//      every power of two from 1 to 64 KiB (the MPI libraries switch protocols in that range: Open MPI's shared memory
+//      at 4 KiB, TCP at 64 KiB, model/node_pairs.hpp; a line from 8 B to 32 KiB put 4 KiB at 0.5 of its time on 2
+//      local ranks) and 256 KiB (one warm-up, then at least 5 round trips each, more while the size has taken less
+//      than kSizeBudget_s), 1 MiB and 4 MiB (one warm-up, then 2: a round trip at 4 MiB on a slow link costs 80 ms),
+//      and on a fast link 16 and 64 MiB (below). Per size the median half round trip where there were kMedianOf or
+//      more (small sizes on a fast link: what a reduction sees, also on ranks that share cores), else the fastest (on
+//      a shared machine scheduling delays only add time) makes d (fit_link), which is broadcast. Then the time in
+//      flight (LinkFit::flight_s): a stream of kStreamMessages messages of 8 B, a to b, answered by one 8 B message
+//      once all have arrived, takes 2 d + (k - 1) p, where p is the part of d that holds the receiver (its port:
+//      overheads and gap); p from the fastest stream against d(8 B), and L = d(8 B) - p. Then a call's own cost
+//      (LinkFit::call_s, model/costs.hpp): a and b alone on a communicator of two call the MPI library's reduce of 8 B
+//      to one, then to the other, in turns (time_call); half a turn less d(8 B). The large sizes are where long
+//      vectors and their segments are planned: beyond the largest size measured d follows the slope of the last two.
+//      A few pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a VM; 1.5 ms
+//      when it stopped at 256 KiB), most of it first-touching the 16 MiB buffer, and the warm-up; 0.5 s between two
+//      nodes 2 ms and 1 Gbit/s apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms; the sizes from 1
+//      to 16 KiB add 6 round trips each there (about 0.13 s), and at most kSizeBudget_s each on one node.
 //   4. on 3 to kMaxPairNodes nodes, every pair of nodes (model/node_pairs.cpp says why): the nodes' leaders (the
 //      lowest rank of each) meet in the rounds of a round-robin schedule, each pair in a round at once, and
 //      ping-pong each of kPairBytes (8 B, 32, 64 and 256 KiB: one warm-up, then kPairTrips); the fastest half
@@ -52,8 +60,38 @@ struct PingSize {
     bool warm_up;     // one round trip first, not timed
     int round_trips;  // timed
 };
-constexpr PingSize kPingSizes[] = {{8, true, 5},         {32 << 10, true, 5}, {64 << 10, true, 5},
+constexpr PingSize kPingSizes[] = {{8, true, 5},         {1 << 10, true, 5},  {2 << 10, true, 5},  {4 << 10, true, 5},
+                                   {8 << 10, true, 5},   {16 << 10, true, 5}, {32 << 10, true, 5}, {64 << 10, true, 5},
                                    {256 << 10, true, 5}, {1 << 20, true, 2},  {4 << 20, true, 2}};
+// A size's round trips go on past its count while they have taken less than this in all (at most kMaxRoundTrips):
+// hundreds of small ones on one node, none more on a link of milliseconds.
+constexpr double kSizeBudget_s = 1e-3;
+constexpr int kMaxRoundTrips = 200;
+constexpr int kTagPingLast = 4;  // the last round trip of a size: the answering side stops after it
+// Before the first timed round trip, the pair ping-pongs 8 B messages for this long, untimed. Measured on 2 local
+// ranks (a VM, Open MPI; 500-trip windows): the first 10-13 ms of a ping-pong ran at 1.5-2.6 us one way, whatever the
+// job did before (nothing, loading hwloc's topology, a nonblocking collective), then at once 0.3-0.45 us, which is
+// what reductions see from then on; the fastest of hundreds of trips in the first milliseconds planned every small
+// message at 3-5x its time. On a link of milliseconds it is a few round trips. 20 ms was not always enough: once in 15
+// calibrations on 2 ranks d(8 B) was still 1.17 us.
+constexpr double kWarmUp_s = 30e-3;
+constexpr int kWarmUpMaxTrips = 100000;
+
+// A size timed this many times or more (small sizes on a fast link) is planned at its median half round trip, fewer at
+// their fastest. With many, the median is what a reduction sees: on ranks that share cores the fastest is a moment
+// when both happened to run (measured, 8 B, 8 ranks on 2 cores, 500 round trips after a warm-up: the fastest 1.6 and
+// 4.6 us in two runs, once 0.27 us in a calibration, the median 4.1-4.7 us), and on cores of their own the two differ
+// by about 0.1 us (0.24 against 0.37 us). With a few (large
+// sizes, slow links) a slow one is more likely a disturbance than the link, so the fastest.
+constexpr size_t kMedianOf = 25;
+
+// How many timed round trips a size gets: at least at_least, and more while they have taken less than budget_s in all,
+// up to at_most.
+struct Trips {
+    int at_least = 1;
+    double budget_s = 0;
+    int at_most = kMaxRoundTrips;
+};
 // Beyond the last of kPingSizes: 4x larger sizes, up to the largest the planner is built for, while the largest
 // size so far took less than kExtendBelow_s one way (a fast link, where the next costs little), so that the
 // slope beyond is that of messages larger than the caches (shared memory: 4 MiB stays in a 32 MiB L3 and moves
@@ -63,33 +101,55 @@ constexpr size_t kLargestPlannedBytes = size_t{64} << 20;
 constexpr double kExtendBelow_s = 2e-3;
 constexpr int kExtraRoundTrips = 2;
 constexpr int kStreamMessages = 16;
-constexpr int kStreams = 5;    // timed, after one warm-up
+constexpr int kStreams = 5;       // timed, after one warm-up
+constexpr int kCallsAtLeast = 5;  // timed turns of calls (time_call), after one warm-up
 constexpr int kPairTrips = 5;  // as the classes' small sizes: a pair's fastest of 3 was 20-45 % slow on a loaded host
 
 LinkFits g_known;  // this process's link fits, by class
 
-// `round_trips` timed half round trips of `bytes` between a and b (after one warm-up if `warm_up`), appended to
-// `samples`.
-int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, int round_trips,
+// Timed half round trips of `bytes` between a and b (after one warm-up if `warm_up`), as many as `trips` says,
+// appended to `samples`; of kMedianOf or more, only their median (fit_link then keeps it, as the fastest of one).
+// The first side decides; the last trip's message carries kTagPingLast, which tells the other side to stop after
+// answering it.
+int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, const Trips& trips,
               std::vector<char>& buffer, std::vector<PingSample>& samples) {
     if (buffer.size() < bytes) buffer.resize(bytes);
     const int n = static_cast<int>(bytes);
-    for (int trip = warm_up ? 0 : 1; trip <= round_trips; ++trip) {  // trip 0 warms up
+    const double begin = MPI_Wtime();
+    const size_t first_sample = samples.size();
+    const auto keep_median = [&] {
+        const size_t taken = samples.size() - first_sample;
+        if (taken < kMedianOf) return;
+        const auto middle = samples.begin() + static_cast<std::ptrdiff_t>(first_sample + taken / 2);
+        std::nth_element(samples.begin() + static_cast<std::ptrdiff_t>(first_sample), middle, samples.end(),
+                         [](const PingSample& x, const PingSample& y) { return x.one_way_s < y.one_way_s; });
+        const PingSample median = *middle;
+        samples.resize(first_sample);
+        samples.push_back(median);
+    };
+    for (int trip = warm_up ? 0 : 1;; ++trip) {  // trip 0 warms up
         const double start = MPI_Wtime();
+        bool last = false;
         if (first) {
-            REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm));
+            last = trip >= trips.at_least && (trip >= trips.at_most || start - begin >= trips.budget_s);
+            REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, last ? kTagPingLast : kTagPing, comm));
             REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
         } else {
-            REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+            MPI_Status status;
+            REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, MPI_ANY_TAG, comm, &status));
             REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm));
+            last = status.MPI_TAG == kTagPingLast;
         }
         if (trip > 0) samples.push_back({bytes, (MPI_Wtime() - start) / 2});
+        if (last) {
+            keep_median();
+            return MPI_SUCCESS;
+        }
     }
-    return MPI_SUCCESS;
 }
 
 // The time in flight of the link: kStreams timed streams of kStreamMessages messages of 8 B from a to b, each
-// answered by b once all have arrived (module comment). `d8_s`: the fastest half round trip of 8 B (a's).
+// answered by b once all have arrived (module comment). `d8_s`: d(8 B).
 int time_flight(MPI_Comm comm, bool first, int peer, double d8_s, double& flight_s) {
     char bytes[8] = {};
     double fastest = -1;
@@ -114,15 +174,48 @@ int time_flight(MPI_Comm comm, bool first, int peer, double d8_s, double& flight
     return MPI_SUCCESS;
 }
 
+// A call's own cost on the link (LinkFit::call_s; module comment): on `pair` (a is its rank 0, b its rank 1), the MPI
+// library's own reduce of one double to a, then to b, in turns, at least kCallsAtLeast times and more while they have
+// taken less than kSizeBudget_s, up to kMaxRoundTrips (after one turn untimed). Each call waits for the other rank's
+// last one, so a turn is a round trip of calls, as a ping-pong is of messages, and half of it is one call from a start
+// both ranks share, without a barrier's skew. The median half turn less d(8 B) (`d8_s`), at least 0. a decides the
+// last turn and says so in what it sends to b (1 in its double, b's is 0).
+int time_call(MPI_Comm pair, bool first, double d8_s, double& call_s) {
+    std::vector<double> took;
+    const double begin = MPI_Wtime();
+    for (int turn = 0;; ++turn) {  // turn 0 warms up
+        const double start = MPI_Wtime();
+        double mine = 0, sum = 0;
+        REDUX_MPI(PMPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, pair));
+        if (first) {
+            const auto timed = static_cast<int>(took.size());
+            mine = timed >= kCallsAtLeast && (timed >= kMaxRoundTrips || start - begin >= kSizeBudget_s) ? 1 : 0;
+        }
+        REDUX_MPI(PMPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 1, pair));
+        if (first && turn > 0) took.push_back((MPI_Wtime() - start) / 2);
+        if (first ? mine != 0 : sum != 0) break;
+    }
+    call_s = 0;
+    if (first) {
+        const auto middle = took.begin() + static_cast<std::ptrdiff_t>(took.size() / 2);
+        std::nth_element(took.begin(), middle, took.end());
+        call_s = std::max(0.0, *middle - d8_s);
+    }
+    return MPI_SUCCESS;
+}
+
 // Half round trips between a and b (called on both); fitted on rank a (fit_link keeps the fastest per size).
 // Whether to go on past kPingSizes is a's decision, sent to b.
-int ping_pong(MPI_Comm comm, int rank, int a, int b, LinkFit& fit) {
+int ping_pong(MPI_Comm comm, MPI_Comm pair, int rank, int a, int b, LinkFit& fit) {
     std::vector<char> buffer;
     std::vector<PingSample> samples;
     const bool first = rank == a;
     const int peer = first ? b : a;
+    std::vector<PingSample> untimed;
+    REDUX_MPI(time_size(comm, first, peer, 8, false, {1, kWarmUp_s, kWarmUpMaxTrips}, buffer, untimed));
     for (const PingSize& size : kPingSizes) {
-        REDUX_MPI(time_size(comm, first, peer, size.bytes, size.warm_up, size.round_trips, buffer, samples));
+        REDUX_MPI(
+            time_size(comm, first, peer, size.bytes, size.warm_up, {size.round_trips, kSizeBudget_s}, buffer, samples));
     }
     for (size_t bytes = 4 * kPingSizes[std::size(kPingSizes) - 1].bytes; bytes <= kLargestPlannedBytes; bytes *= 4) {
         int more = 0;
@@ -137,10 +230,11 @@ int ping_pong(MPI_Comm comm, int rank, int a, int b, LinkFit& fit) {
             REDUX_MPI(MPI_Recv(&more, 1, MPI_INT, peer, kTagPing, comm, MPI_STATUS_IGNORE));
         }
         if (!more) break;
-        REDUX_MPI(time_size(comm, first, peer, bytes, false, kExtraRoundTrips, buffer, samples));
+        REDUX_MPI(time_size(comm, first, peer, bytes, false, {kExtraRoundTrips}, buffer, samples));
     }
     fit = fit_link(samples);
     REDUX_MPI(time_flight(comm, first, peer, fit.at(kPingSizes[0].bytes), fit.flight_s));
+    REDUX_MPI(time_call(pair, first, fit.at(kPingSizes[0].bytes), fit.call_s));
     return MPI_SUCCESS;
 }
 
@@ -148,7 +242,7 @@ int ping_pong(MPI_Comm comm, int rank, int a, int b, LinkFit& fit) {
 // each point's bytes and seconds (bytes as doubles: exact below 2^53). Copied as they are, not refitted, so every
 // rank holds the same numbers.
 int broadcast_fits(MPI_Comm comm, int root, const std::array<bool, kLinkClasses>& which, LinkFits& fits) {
-    constexpr size_t kPerClass = 4 + 2 * kMaxLinkPoints;
+    constexpr size_t kPerClass = 5 + 2 * kMaxLinkPoints;
     std::array<double, kPerClass * kLinkClasses> values{};
     for (int c = 0; c < kLinkClasses; ++c) {
         double* v = &values[kPerClass * c];
@@ -158,18 +252,19 @@ int broadcast_fits(MPI_Comm comm, int root, const std::array<bool, kLinkClasses>
         v[1] = fits[c].beta_s_per_byte;
         v[2] = fits[c].flight_s;
         v[3] = static_cast<double>(n);
+        v[4] = fits[c].call_s;
         for (size_t i = 0; i < n; ++i) {
-            v[4 + 2 * i] = static_cast<double>(points[i].bytes);
-            v[5 + 2 * i] = points[i].one_way_s;
+            v[5 + 2 * i] = static_cast<double>(points[i].bytes);
+            v[6 + 2 * i] = points[i].one_way_s;
         }
     }
     REDUX_MPI(bcast_yielding(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, root, comm));
     for (int c = 0; c < kLinkClasses; ++c) {
         if (!which[c]) continue;
         const double* v = &values[kPerClass * c];
-        LinkFit fit{v[0], v[1], true, {}, v[2]};
+        LinkFit fit{v[0], v[1], true, {}, v[2], v[4]};
         for (size_t i = 0; i < static_cast<size_t>(v[3]); ++i) {
-            fit.points.push_back({static_cast<size_t>(v[4 + 2 * i]), v[5 + 2 * i]});
+            fit.points.push_back({static_cast<size_t>(v[5 + 2 * i]), v[6 + 2 * i]});
         }
         fits[c] = std::move(fit);
     }
@@ -258,7 +353,7 @@ int measure_node_pairs(MPI_Comm comm, int rank, const Topology& topology, NodePa
         const size_t cell = static_cast<size_t>(me) * static_cast<size_t>(n) + static_cast<size_t>(other);
         for (size_t k = 0; k < kPairBytes.size(); ++k) {
             std::vector<PingSample> samples;
-            REDUX_MPI(time_size(comm, me < other, ids[other], kPairBytes[k], true, kPairTrips, buffer, samples));
+            REDUX_MPI(time_size(comm, me < other, ids[other], kPairBytes[k], true, {kPairTrips}, buffer, samples));
             double fastest = samples.front().one_way_s;
             for (const PingSample& sample : samples) fastest = std::min(fastest, sample.one_way_s);
             mine[k * cells + cell] = fastest;
@@ -293,7 +388,13 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
             if (!topology.present[c]) continue;
             int a = 0, b = 0;
             topology.first_pair(static_cast<LinkClass>(c), a, b);
-            if (rank == a || rank == b) REDUX_MPI(ping_pong(comm, rank, a, b, out.fits[c]));
+            MPI_Comm pair = MPI_COMM_NULL;  // a and b alone, a first (time_call)
+            REDUX_MPI(MPI_Comm_split(comm, rank == a || rank == b ? 0 : MPI_UNDEFINED, rank == a ? 0 : 1, &pair));
+            if (rank == a || rank == b) {
+                const int rc = ping_pong(comm, pair, rank, a, b, out.fits[c]);
+                MPI_Comm_free(&pair);
+                REDUX_MPI(rc);
+            }
             std::array<bool, kLinkClasses> only{};
             only[c] = true;
             REDUX_MPI(broadcast_fits(comm, a, only, out.fits));

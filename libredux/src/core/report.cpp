@@ -27,6 +27,7 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"d_s", r.d_s},
         {"c_s", r.c_s},
         {"flight_s", r.flight_s},
+        {"call_s", r.call_s},
         {"costs_source", r.costs_source},
         {"strategy", r.strategy},
         {"predicted_s", r.predicted_s},
@@ -61,6 +62,11 @@ std::string report_words(const PlanReport& r, const char* what) {
         char flight[64];
         std::snprintf(flight, sizeof flight, " (d in flight %.3g s)", r.flight_s);
         line += flight;
+    }
+    if (r.call_s > 0) {
+        char call[64];
+        std::snprintf(call, sizeof call, " call=%.3g s", r.call_s);
+        line += call;
     }
     if (!r.node_pair_d_s.empty()) {
         double low = -1, high = 0;

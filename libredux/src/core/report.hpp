@@ -18,9 +18,10 @@ struct PlanReport {
     std::string requested;  // the algorithm asked for: auto, or a strategy's name
     double d_s = 0, c_s = 0;
     double flight_s = 0;       // the part of d in flight (model/costs.hpp)
+    double call_s = 0;         // a call's own cost, in predicted_s (model/costs.hpp)
     std::string costs_source;  // where d came from: call, environment, process, file, measured
     std::string strategy;      // the one chosen: a strategy's name, or native
-    double predicted_s = 0;    // of the planned tree
+    double predicted_s = 0;    // of the planned tree: its makespan plus call_s
     int segments = 1;          // the vector is pipelined in this many segments
     // The model's prediction for every strategy evaluated (plan/select.hpp), in the order weighed; strategies
     // that were not candidates are not listed.

@@ -100,6 +100,7 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
         }
         costs.transfer_s = transfer_for(state, bytes);
         costs.flight_s = std::clamp(slowest_fit(state, bytes).flight_s, 0.0, costs.transfer_s);
+        costs.call_s = std::max(slowest_fit(state, bytes).call_s, 0.0);
         report.costs_source = state.links.source;
     }
     if (key.compute_s >= 0) {
@@ -226,6 +227,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     REDUX_MPI(make_costs(state, key, own_data, datatype, op, layout, costs, report));
     report.d_s = costs.transfer_s;
     report.flight_s = costs.flight_s;
+    report.call_s = costs.call_s;
     report.c_s = costs.compute_s;
 
     const SelectionInput input = selection_input(state, key, costs);
@@ -236,14 +238,16 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     }
     Selection selection = select_plan(input);
     for (const Candidate& candidate : selection.candidates) {
-        report.predicted_by_strategy_s.emplace_back(strategy_name(candidate.strategy), candidate.predicted_s);
+        report.predicted_by_strategy_s.emplace_back(strategy_name(candidate.strategy),
+                                                    candidate.predicted_s + costs.call_s);
     }
     report.why = selection.why;
     const Plan& best = selection.plan;
     if (state.config.debug) REDUX_MPI(check_same_plan(state, best));
     cached->costs = costs;
     auto tree_of = [&](const Plan& plan) {
-        return PlannedTree{plan.request.strategy, plan.makespan_s, plan.segments, program_for(plan, state.rank)};
+        return PlannedTree{plan.request.strategy, plan.makespan_s + costs.call_s, plan.segments,
+                           program_for(plan, state.rank)};
     };
     cached->trees.push_back(tree_of(best));
     if (key.algorithm == REDUX_ALGORITHM_AUTO) {
@@ -254,7 +258,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     }
     for (const PlannedTree& tree : cached->trees) report.tried.emplace_back(strategy_name(tree.strategy));
     report.strategy = std::string(strategy_name(best.request.strategy));
-    report.predicted_s = best.makespan_s;
+    report.predicted_s = best.makespan_s + costs.call_s;
     report.segments = best.segments;
     log_plan(state, *cached, "new plan", true);  // and under auto, its decision when the trials are done
 

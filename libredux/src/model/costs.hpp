@@ -13,6 +13,11 @@
 // model exactly; 0 <= flight_s <= transfer_s. (Not PlanRequest::latency_s, the part of d that does not grow
 // with the bytes, which sizes segments.)
 //
+// A call's own cost (call_s): entering and leaving the call, posting and completing its requests, and the skew of
+// ranks that leave a barrier together, paid once per call on the critical path. It is added to a plan's makespan
+// when a prediction is reported; no tree, segment count or ranking of plans depends on it, so the planner ignores
+// it (and at call_s = 0 every prediction is the schedule's makespan alone).
+//
 // Value types only: no MPI, no measurement. Calibration (a later layer) produces these numbers.
 #pragma once
 
@@ -24,6 +29,7 @@ struct Costs {
     double transfer_s = 0.0;  // d
     double compute_s = 0.0;   // c
     double flight_s = 0.0;    // L, the part of d that does not occupy the receiver's port
+    double call_s = 0.0;      // a call's own cost, once per call (above)
 
     double max_s() const { return std::max(transfer_s, compute_s); }
     double port_s() const { return transfer_s - flight_s; }
