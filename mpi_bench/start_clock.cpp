@@ -14,6 +14,7 @@ namespace {
 constexpr int kOffsetSamples = 20;
 constexpr int kMarginSamples = 10;
 constexpr int kClockTag = 7002;
+constexpr double kSpinLast_s = 20e-6;  // next_start spins, without yielding, through the last of its wait
 
 void send_yielding(const double* values, int count, int to, MPI_Comm comm) {
     MPI_Request request = MPI_REQUEST_NULL;
@@ -82,7 +83,9 @@ double StartClock::next_start() {
     bcast_yielding(&start_s, 1, MPI_DOUBLE, root_, comm_);
     const double local_start_s = start_s + offset_s_;
     if (MPI_Wtime() > local_start_s) ++late_;
-    // Sleep through most of the wait (other ranks may need the cores), spin through the last 200 us.
+    // Sleep through most of the wait (other ranks may need the cores), yield through the last 200 us but the last
+    // kSpinLast_s, and spin through those: a rank that waits in sched_yield leaves up to one system call after the
+    // start time (in a VM a few tenths of a microsecond), and the call is timed from the start time.
     while (true) {
         const double left_s = local_start_s - MPI_Wtime();
         if (left_s <= 0) break;
@@ -96,7 +99,7 @@ double StartClock::next_start() {
         if (left_s > 300e-6) {
             const timespec pause{0, static_cast<long>(std::min(left_s - 200e-6, 0.5) * 1e9)};
             nanosleep(&pause, nullptr);
-        } else {
+        } else if (left_s > kSpinLast_s) {
             sched_yield();
         }
     }
