@@ -81,8 +81,8 @@ constexpr int kWarmUpMaxTrips = 100000;
 // their fastest. With many, the median is what a reduction sees: on ranks that share cores the fastest is a moment
 // when both happened to run (measured, 8 B, 8 ranks on 2 cores, 500 round trips after a warm-up: the fastest 1.6 and
 // 4.6 us in two runs, once 0.27 us in a calibration, the median 4.1-4.7 us), and on cores of their own the two differ
-// by about 0.1 us (0.24 against 0.37 us). With a few (large
-// sizes, slow links) a slow one is more likely a disturbance than the link, so the fastest.
+// by about 0.1 us (0.24 against 0.37 us). With a few (large sizes, slow links) a slow one is more likely a
+// disturbance than the link, so the fastest.
 constexpr size_t kMedianOf = 25;
 
 // How many timed round trips a size gets: at least at_least, and more while they have taken less than budget_s in all,
@@ -204,7 +204,8 @@ int time_call(MPI_Comm pair, bool first, double d8_s, double& call_s) {
     return MPI_SUCCESS;
 }
 
-// Half round trips between a and b (called on both); fitted on rank a (fit_link keeps the fastest per size).
+// Half round trips between a and b (called on both); fitted on rank a (fit_link keeps the fastest per size, which is
+// the median where time_size kept only that).
 // Whether to go on past kPingSizes is a's decision, sent to b.
 int ping_pong(MPI_Comm comm, MPI_Comm pair, int rank, int a, int b, LinkFit& fit) {
     std::vector<char> buffer;

@@ -99,8 +99,9 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
             report.calibration_s += state.links.seconds;
         }
         costs.transfer_s = transfer_for(state, bytes);
-        costs.flight_s = std::clamp(slowest_fit(state, bytes).flight_s, 0.0, costs.transfer_s);
-        costs.call_s = std::max(slowest_fit(state, bytes).call_s, 0.0);
+        const LinkFit& slowest = slowest_fit(state, bytes);
+        costs.flight_s = std::clamp(slowest.flight_s, 0.0, costs.transfer_s);
+        costs.call_s = std::max(slowest.call_s, 0.0);
         report.costs_source = state.links.source;
     }
     if (key.compute_s >= 0) {

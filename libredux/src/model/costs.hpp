@@ -13,10 +13,10 @@
 // model exactly; 0 <= flight_s <= transfer_s. (Not PlanRequest::latency_s, the part of d that does not grow
 // with the bytes, which sizes segments.)
 //
-// A call's own cost (call_s): entering and leaving the call, posting and completing its requests, and the skew of
-// ranks that leave a barrier together, paid once per call on the critical path. It is added to a plan's makespan
-// when a prediction is reported; no tree, segment count or ranking of plans depends on it, so the planner ignores
-// it (and at call_s = 0 every prediction is the schedule's makespan alone).
+// A call's own cost (call_s): entering and leaving the call, posting and completing its requests, paid once per call
+// on the critical path (from a start all ranks share: a barrier's exit skew is not in it). It is added to a plan's
+// makespan when a prediction is reported; no tree, segment count or ranking of plans depends on it, so the planner
+// ignores it (and at call_s = 0 every prediction is the schedule's makespan alone).
 //
 // Value types only: no MPI, no measurement. Calibration (a later layer) produces these numbers.
 #pragma once

@@ -55,8 +55,8 @@ struct LinkFit {
     // same at every size. Measured as d(8 B) less the time per message of a stream of 8 B messages (the
     // receiver's port part); 0 when not measured (the one-port model).
     double flight_s = 0;
-    // A call's own cost (model/costs.hpp, Costs::call_s): what a call of one 8 B transfer took beyond d, the median
-    // of calls from a meeting of the pair; 0 when not measured.
+    // A call's own cost (model/costs.hpp, Costs::call_s): what one call of the MPI library's reduce of 8 B between
+    // the pair took beyond d, the median of calls made in turns (calib/link_calibration.cpp); 0 when not measured.
     double call_s = 0;
 
     double at(size_t bytes) const;
