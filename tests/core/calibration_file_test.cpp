@@ -303,6 +303,7 @@ TEST_F(CalibrationFile, TheTimeInFlightAndTheCallCostAreReadBackAndOptional) {
     e.links[2].flight_s = 2.0625e-3;
     e.links[0].call_s = 4.375e-7;
     e.links[2].call_s = 1.5e-5;
+    e.links[2].flight_points = {{8192, 2.125e-3}};
     ASSERT_TRUE(redux::store_calibration(path_, e, error)) << error;
     const redux::LoadResult a = redux::load_calibration(path_, "8-aa", kNow + 10, kDay);
     ASSERT_EQ(a.status, redux::LoadStatus::found) << a.reason;
@@ -310,6 +311,10 @@ TEST_F(CalibrationFile, TheTimeInFlightAndTheCallCostAreReadBackAndOptional) {
     EXPECT_EQ(a.links[2].flight_s, 2.0625e-3);
     EXPECT_EQ(a.links[0].call_s, 4.375e-7);
     EXPECT_EQ(a.links[2].call_s, 1.5e-5);
+    ASSERT_EQ(a.links[2].flight_points.size(), 1u);
+    EXPECT_EQ(a.links[2].flight_points[0].bytes, 8192u);
+    EXPECT_EQ(a.links[2].flight_points[0].one_way_s, 2.125e-3);
+    EXPECT_TRUE(a.links[0].flight_points.empty());
 
     const auto file = [](const std::string& flight) {
         return R"({"format": "libredux-calibration", "version": 2, "entries": [{"signature": "8-aa", )"
@@ -322,8 +327,11 @@ TEST_F(CalibrationFile, TheTimeInFlightAndTheCallCostAreReadBackAndOptional) {
     ASSERT_EQ(without.status, redux::LoadStatus::found) << without.reason;
     EXPECT_EQ(without.links[0].flight_s, 0.0);
     EXPECT_EQ(without.links[0].call_s, 0.0);
+    EXPECT_TRUE(without.links[0].flight_points.empty());
     for (const char* bad :
-         {R"(, "flight_s": -1e-6)", R"(, "flight_s": "1e-6")", R"(, "call_s": -1e-6)", R"(, "call_s": "1e-6")"}) {
+         {R"(, "flight_s": -1e-6)", R"(, "flight_s": "1e-6")", R"(, "call_s": -1e-6)", R"(, "call_s": "1e-6")",
+          R"(, "flight_points": [[8192, -1e-6]])", R"(, "flight_points": [[8192, 1e-6], [4096, 1e-6]])",
+          R"(, "flight_points": 1e-6)", R"(, "flight_points": [[1, 0], [2, 0], [3, 0], [4, 0], [5, 0]])"}) {
         SCOPED_TRACE(bad);
         write_raw(file(bad));
         EXPECT_EQ(redux::load_calibration(path_, "8-aa", kNow, kDay).status, redux::LoadStatus::corrupt);

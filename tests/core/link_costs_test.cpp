@@ -53,6 +53,26 @@ TEST(LinkFit, ExtrapolatesWithTheLastSegmentsSlope) {
     EXPECT_NEAR(fit.at(8 * MiB), 0.070720256, 1e-12) << "12 ms + 7 MiB at 8 ns";
 }
 
+// The time in flight: flight_s at 8 B and below, linear to the flight points, the last one's beyond, never above d.
+TEST(LinkFit, TheTimeInFlightFollowsItsPoints) {
+    redux::LinkFit fit = redux::fit_link(kCurve);  // d: 2 ms at 8 B, 3 ms at 32 KiB
+    fit.flight_s = 1.9e-3;
+    EXPECT_EQ(fit.flight_at(8), 1.9e-3);
+    EXPECT_EQ(fit.flight_at(4 * MiB), 1.9e-3) << "without points, the same at every size";
+    fit.flight_points = {{8 * KiB, 2.1e-3}, {16 * KiB, 2.2e-3}};
+    EXPECT_EQ(fit.flight_at(0), 1.9e-3);
+    EXPECT_EQ(fit.flight_at(8), 1.9e-3);
+    EXPECT_NEAR(fit.flight_at(4100), 2.0e-3, 1e-15) << "halfway from 8 B (1.9 ms) to 8 KiB (2.1 ms)";
+    EXPECT_EQ(fit.flight_at(8 * KiB), 2.1e-3);
+    EXPECT_NEAR(fit.flight_at(12 * KiB), 2.15e-3, 1e-15) << "halfway from 8 KiB to 16 KiB";
+    EXPECT_EQ(fit.flight_at(16 * KiB), 2.2e-3);
+    EXPECT_EQ(fit.flight_at(4 * MiB), 2.2e-3) << "beyond the last point, the last point's";
+    fit.flight_s = 2.5e-3;  // above d(8 B) = 2 ms
+    EXPECT_EQ(fit.flight_at(8), 2e-3) << "never above d";
+    fit.flight_points = {{8 * KiB, -1e-3}};
+    EXPECT_EQ(fit.flight_at(8 * KiB), 0.0) << "never below 0";
+}
+
 TEST(LinkFit, AlphaIsTheTimeOfAnEmptyMessage) {
     const redux::LinkFit fit = redux::fit_link(kCurve);
     EXPECT_EQ(fit.alpha_s, 2e-3) << "the smallest size's time";

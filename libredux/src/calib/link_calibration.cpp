@@ -18,7 +18,8 @@
 //      a shared machine scheduling delays only add time) makes d (fit_link), which is broadcast. Then the time in
 //      flight (LinkFit::flight_s): a stream of kStreamMessages messages of 8 B, a to b, answered by one 8 B message
 //      once all have arrived, takes 2 d + (k - 1) p, where p is the part of d that holds the receiver (its port:
-//      overheads and gap); p from the fastest stream against d(8 B), and L = d(8 B) - p. Then a call's own cost
+//      overheads and gap); p from the fastest stream against d(8 B), and L = d(8 B) - p; the same with messages of
+//      each of kFlightBytes (LinkFit::flight_points: L(s) = d(s) - p(s)). Then a call's own cost
 //      (LinkFit::call_s, model/costs.hpp): a and b alone on a communicator of two call the MPI library's reduce of 8 B
 //      to one, then to the other, in turns (time_call); half a turn less d(8 B). The large sizes are where long
 //      vectors and their segments are planned: beyond the largest size measured d follows the slope of the last two.
@@ -28,7 +29,7 @@
 //      to 16 KiB add 6 round trips each there (about 0.13 s), and at most kSizeBudget_s each on one node.
 //   4. on 3 to kMaxPairNodes nodes, every pair of nodes (model/node_pairs.cpp says why): the nodes' leaders (the
 //      lowest rank of each) meet in the rounds of a round-robin schedule, each pair in a round at once, and
-//      ping-pong each of kPairBytes (8 B, 32, 64 and 256 KiB: one warm-up, then kPairTrips); the fastest half
+//      ping-pong each of kPairBytes (8 B, 8, 32, 64 and 256 KiB: one warm-up, then kPairTrips); the fastest half
 //      round trips, one MPI_Allreduce, and every rank holds them. Measured
 //      on every communicator that spans such nodes, not kept in the calibration file: on the emulated
 //      heterogeneous cluster (8 nodes, 0.2 to 10 ms one way) it takes about 1 s.
@@ -101,7 +102,13 @@ constexpr size_t kLargestPlannedBytes = size_t{64} << 20;
 constexpr double kExtendBelow_s = 2e-3;
 constexpr int kExtraRoundTrips = 2;
 constexpr int kStreamMessages = 16;
-constexpr int kStreams = 5;       // timed, after one warm-up
+constexpr int kStreams = 5;  // timed, after one warm-up
+// Sizes above 8 B whose time in flight is measured too (LinkFit::flight_points). Over TCP most of a small message's
+// d is its flight at any size to the eager limit, and a size's own stream says how much of the rest holds the
+// receiver; read off d(8 B)'s flight, 8 KiB messages from 7 nodes were planned to hold the root's port 0.25 ms each
+// on the emulated 1 Gbit/s cluster (predicted 1.6x the measured time), where they arrive together. One size: the
+// flight between it and 8 B is interpolated, beyond it stays (LinkFit::flight_at).
+constexpr size_t kFlightBytes[] = {8 << 10};
 constexpr int kCallsAtLeast = 5;  // timed turns of calls (time_call), after one warm-up
 constexpr int kPairTrips = 5;  // as the classes' small sizes: a pair's fastest of 3 was 20-45 % slow on a loaded host
 
@@ -148,29 +155,33 @@ int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, c
     }
 }
 
-// The time in flight of the link: kStreams timed streams of kStreamMessages messages of 8 B from a to b, each
-// answered by b once all have arrived (module comment). `d8_s`: d(8 B).
-int time_flight(MPI_Comm comm, bool first, int peer, double d8_s, double& flight_s) {
-    char bytes[8] = {};
+// The time in flight of the link for messages of `bytes`: kStreams timed streams of kStreamMessages such messages
+// from a to b, each answered by b with one 8 B message once all have arrived (module comment): a stream takes
+// d(bytes) + (k - 1) p + d(8 B). `fit`: d.
+int time_flight(MPI_Comm comm, bool first, int peer, size_t bytes, const LinkFit& fit, std::vector<char>& buffer,
+                double& flight_s) {
+    if (buffer.size() < bytes) buffer.resize(bytes);
+    const int n = static_cast<int>(bytes);
     double fastest = -1;
     for (int stream = 0; stream <= kStreams; ++stream) {  // stream 0 warms up
         const double start = MPI_Wtime();
         if (first) {
             for (int m = 0; m < kStreamMessages; ++m) {
-                REDUX_MPI(MPI_Send(bytes, 8, MPI_BYTE, peer, kTagPing, comm));
+                REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm));
             }
-            REDUX_MPI(MPI_Recv(bytes, 8, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+            REDUX_MPI(MPI_Recv(buffer.data(), 8, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
         } else {
             for (int m = 0; m < kStreamMessages; ++m) {
-                REDUX_MPI(MPI_Recv(bytes, 8, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+                REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
             }
-            REDUX_MPI(MPI_Send(bytes, 8, MPI_BYTE, peer, kTagPing, comm));
+            REDUX_MPI(MPI_Send(buffer.data(), 8, MPI_BYTE, peer, kTagPing, comm));
         }
         const double took = MPI_Wtime() - start;
         if (stream > 0 && (fastest < 0 || took < fastest)) fastest = took;
     }
-    const double port_s = std::max(0.0, (fastest - 2 * d8_s) / (kStreamMessages - 1));
-    flight_s = std::clamp(d8_s - port_s, 0.0, d8_s);
+    const double d_s = fit.at(bytes);
+    const double port_s = std::max(0.0, (fastest - d_s - fit.at(8)) / (kStreamMessages - 1));
+    flight_s = std::clamp(d_s - port_s, 0.0, d_s);
     return MPI_SUCCESS;
 }
 
@@ -234,16 +245,22 @@ int ping_pong(MPI_Comm comm, MPI_Comm pair, int rank, int a, int b, LinkFit& fit
         REDUX_MPI(time_size(comm, first, peer, bytes, false, {kExtraRoundTrips}, buffer, samples));
     }
     fit = fit_link(samples);
-    REDUX_MPI(time_flight(comm, first, peer, fit.at(kPingSizes[0].bytes), fit.flight_s));
+    REDUX_MPI(time_flight(comm, first, peer, kPingSizes[0].bytes, fit, buffer, fit.flight_s));
+    for (const size_t bytes : kFlightBytes) {
+        double flight_s = 0;
+        REDUX_MPI(time_flight(comm, first, peer, bytes, fit, buffer, flight_s));
+        fit.flight_points.push_back({bytes, flight_s});
+    }
     REDUX_MPI(time_call(pair, first, fit.at(kPingSizes[0].bytes), fit.call_s));
     return MPI_SUCCESS;
 }
 
-// Broadcasts the fits of the classes in `which` from `root`: per class alpha, beta, flight, the number of points, then
-// each point's bytes and seconds (bytes as doubles: exact below 2^53). Copied as they are, not refitted, so every
+// Broadcasts the fits of the classes in `which` from `root`: per class alpha, beta, flight, the number of points,
+// call_s, the number of flight points, then each point's bytes and seconds (bytes as doubles: exact below 2^53), then
+// each flight point's. Copied as they are, not refitted, so every
 // rank holds the same numbers.
 int broadcast_fits(MPI_Comm comm, int root, const std::array<bool, kLinkClasses>& which, LinkFits& fits) {
-    constexpr size_t kPerClass = 5 + 2 * kMaxLinkPoints;
+    constexpr size_t kHeader = 6, kPerClass = kHeader + 2 * kMaxLinkPoints + 2 * kMaxFlightPoints;
     std::array<double, kPerClass * kLinkClasses> values{};
     for (int c = 0; c < kLinkClasses; ++c) {
         double* v = &values[kPerClass * c];
@@ -254,18 +271,29 @@ int broadcast_fits(MPI_Comm comm, int root, const std::array<bool, kLinkClasses>
         v[2] = fits[c].flight_s;
         v[3] = static_cast<double>(n);
         v[4] = fits[c].call_s;
+        const size_t flights = std::min(fits[c].flight_points.size(), kMaxFlightPoints);
+        v[5] = static_cast<double>(flights);
         for (size_t i = 0; i < n; ++i) {
-            v[5 + 2 * i] = static_cast<double>(points[i].bytes);
-            v[6 + 2 * i] = points[i].one_way_s;
+            v[kHeader + 2 * i] = static_cast<double>(points[i].bytes);
+            v[kHeader + 2 * i + 1] = points[i].one_way_s;
+        }
+        double* flight = v + kHeader + 2 * kMaxLinkPoints;
+        for (size_t i = 0; i < flights; ++i) {
+            flight[2 * i] = static_cast<double>(fits[c].flight_points[i].bytes);
+            flight[2 * i + 1] = fits[c].flight_points[i].one_way_s;
         }
     }
     REDUX_MPI(bcast_yielding(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, root, comm));
     for (int c = 0; c < kLinkClasses; ++c) {
         if (!which[c]) continue;
         const double* v = &values[kPerClass * c];
-        LinkFit fit{v[0], v[1], true, {}, v[2], v[4]};
+        LinkFit fit{v[0], v[1], true, {}, v[2], {}, v[4]};
         for (size_t i = 0; i < static_cast<size_t>(v[3]); ++i) {
-            fit.points.push_back({static_cast<size_t>(v[5 + 2 * i]), v[6 + 2 * i]});
+            fit.points.push_back({static_cast<size_t>(v[kHeader + 2 * i]), v[kHeader + 2 * i + 1]});
+        }
+        const double* flight = v + kHeader + 2 * kMaxLinkPoints;
+        for (size_t i = 0; i < static_cast<size_t>(v[5]); ++i) {
+            fit.flight_points.push_back({static_cast<size_t>(flight[2 * i]), flight[2 * i + 1]});
         }
         fits[c] = std::move(fit);
     }

@@ -3,18 +3,19 @@
 //    "entries": [{"signature": "8-0123456789abcdef", "created_unix": 1795000000,
 //                 "links": {"same_package": {"alpha_s": 4.1e-7, "beta_s_per_byte": 1.2e-10,
 //                                            "points": [[8, 4.1e-7], [32768, 5.2e-6], ...], "flight_s": 1e-7,
-//                                            "call_s": 3e-7},
+//                                            "flight_points": [[8192, 9e-8]], "call_s": 3e-7},
 //                           ...}}, ...]}
 // one entry per rank layout (the signature names the hosts and packages of every rank), with the link classes
 // that layout has. "points" are the measured [bytes, one-way seconds] that d runs through (model/link_costs.hpp),
 // sizes strictly increasing, at most kMaxLinkPoints; alpha_s and beta_s_per_byte are what fit_link makes of
 // them, written for people and tools, and read only for a link without points (d the line alpha + beta x
 // bytes). "flight_s" (LinkFit::flight_s, the time in flight) is optional: files written before it was measured
-// have none and read as 0, the one-port model, until they are measured again; "call_s" (LinkFit::call_s) likewise
-// (0: predictions without a call's own cost). Version 1 held that line alone, fitted
-// through 8 B .. 256 KiB, which does not hold for long messages: a version-1 file is stale, measured again and replaced
-// (it is libredux's own). A file that cannot be read, is not JSON, has another format or version, lacks an entry for
-// the layout, or whose entry is older than the maximum age is not used: the caller warns and recalibrates.
+// have none and read as 0, the one-port model, until they are measured again; "flight_points" (the time in flight
+// at larger sizes, [bytes, seconds] as the points, at most kMaxFlightPoints) likewise (none: flight_s at every size);
+// "call_s" (LinkFit::call_s) likewise (0: predictions without a call's own cost). Version 1 held that line alone,
+// fitted through 8 B .. 256 KiB, which does not hold for long messages: a version-1 file is stale, measured again and
+// replaced (it is libredux's own). A file that cannot be read, is not JSON, has another format or version, lacks an
+// entry for the layout, or whose entry is older than the maximum age is not used: the caller warns and recalibrates.
 //
 // REDUX_CALIBRATION_FILE is a path the user typed, and may name a file of theirs (a typo, a wrong variable):
 // libredux writes only where nothing is, or over its own file. Which files may be replaced, by what
@@ -117,9 +118,9 @@ bool write_all(int fd, const std::string& text) {
 
 bool valid_seconds(const json& v) { return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0; }
 
-// A link's points: [[bytes, seconds], ...], sizes strictly increasing, at most kMaxLinkPoints; false if not.
-bool parse_points(const json& j, std::vector<PingSample>& points) {
-    if (!j.is_array() || j.size() > kMaxLinkPoints) return false;
+// A link's points: [[bytes, seconds], ...], sizes strictly increasing, at most `most`; false if not.
+bool parse_points(const json& j, size_t most, std::vector<PingSample>& points) {
+    if (!j.is_array() || j.size() > most) return false;
     for (const json& p : j) {
         if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() || !valid_seconds(p[1])) return false;
         const auto bytes = p[0].get<uint64_t>();
@@ -147,7 +148,11 @@ bool parse_entry(const json& j, CalibrationEntry& entry) {
             return false;
         }
         std::vector<PingSample> points;
-        if (fit.contains("points") && !parse_points(fit["points"], points)) return false;
+        std::vector<PingSample> flight_points;
+        if (fit.contains("points") && !parse_points(fit["points"], kMaxLinkPoints, points)) return false;
+        if (fit.contains("flight_points") && !parse_points(fit["flight_points"], kMaxFlightPoints, flight_points)) {
+            return false;
+        }
         if (fit.contains("flight_s") && !valid_seconds(fit["flight_s"])) return false;
         if (fit.contains("call_s") && !valid_seconds(fit["call_s"])) return false;
         if (points.empty()) {  // a line
@@ -156,6 +161,7 @@ bool parse_entry(const json& j, CalibrationEntry& entry) {
             entry.links[c] = fit_link(points);
         }
         entry.links[c].flight_s = fit.contains("flight_s") ? fit["flight_s"].get<double>() : 0.0;
+        entry.links[c].flight_points = std::move(flight_points);
         entry.links[c].call_s = fit.contains("call_s") ? fit["call_s"].get<double>() : 0.0;
     }
     return true;
@@ -169,13 +175,18 @@ json to_json(const CalibrationEntry& entry) {
         LinkFit fit = entry.links[c].points.empty() ? entry.links[c] : fit_link(entry.links[c].points);
         fit.flight_s = entry.links[c].flight_s;
         fit.call_s = entry.links[c].call_s;
-        json points = json::array();
-        for (const PingSample& p : fit.points) points.push_back({static_cast<uint64_t>(p.bytes), p.one_way_s});
-        links[std::string(link_class_name(static_cast<LinkClass>(c)))] = {{"alpha_s", fit.alpha_s},
-                                                                          {"beta_s_per_byte", fit.beta_s_per_byte},
-                                                                          {"points", points},
-                                                                          {"flight_s", fit.flight_s},
-                                                                          {"call_s", fit.call_s}};
+        const auto to_json_points = [](const std::vector<PingSample>& samples) {
+            json out = json::array();
+            for (const PingSample& p : samples) out.push_back({static_cast<uint64_t>(p.bytes), p.one_way_s});
+            return out;
+        };
+        links[std::string(link_class_name(static_cast<LinkClass>(c)))] = {
+            {"alpha_s", fit.alpha_s},
+            {"beta_s_per_byte", fit.beta_s_per_byte},
+            {"points", to_json_points(fit.points)},
+            {"flight_s", fit.flight_s},
+            {"flight_points", to_json_points(entry.links[c].flight_points)},
+            {"call_s", fit.call_s}};
     }
     return {{"signature", entry.signature}, {"created_unix", entry.created_unix}, {"links", links}};
 }

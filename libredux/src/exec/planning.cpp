@@ -100,7 +100,7 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
         }
         costs.transfer_s = transfer_for(state, bytes);
         const LinkFit& slowest = slowest_fit(state, bytes);
-        costs.flight_s = std::clamp(slowest.flight_s, 0.0, costs.transfer_s);
+        costs.flight_s = std::min(slowest.flight_at(bytes), costs.transfer_s);
         costs.call_s = std::max(slowest.call_s, 0.0);
         report.costs_source = state.links.source;
     }
@@ -139,7 +139,7 @@ SelectionInput selection_input(const CommState& state, const PlanKey& key, const
         input.place = state.topology.place;
         for (int c = 0; c < kLinkClasses; ++c) {
             input.class_transfer_s[c] = state.links.fits[c].at(static_cast<size_t>(bytes));
-            input.class_flight_s[c] = std::clamp(state.links.fits[c].flight_s, 0.0, input.class_transfer_s[c]);
+            input.class_flight_s[c] = state.links.fits[c].flight_at(static_cast<size_t>(bytes));
         }
         input.node_pairs = node_pair_costs(state.links.pairs, state.links.fits[static_cast<int>(LinkClass::other_node)],
                                            static_cast<size_t>(bytes));

@@ -37,6 +37,25 @@ double LinkFit::at(size_t bytes) const {
     return left.one_way_s + share * (right->one_way_s - left.one_way_s);
 }
 
+double LinkFit::flight_at(size_t bytes) const {
+    double flight = flight_s;
+    size_t below = 8;  // flight_s is measured at 8 B
+    for (const PingSample& point : flight_points) {
+        if (bytes >= point.bytes) {
+            flight = point.one_way_s;
+            below = point.bytes;
+            continue;
+        }
+        if (bytes > below) {  // between the last point at or below `bytes` and this one
+            const double share =
+                static_cast<double>(bytes - below) / static_cast<double>(point.bytes - below);  // 0 .. 1
+            flight += share * (point.one_way_s - flight);
+        }
+        break;
+    }
+    return std::clamp(flight, 0.0, at(bytes));
+}
+
 LinkFit fit_link(const std::vector<PingSample>& samples) {
     LinkFit fit;
     if (samples.empty()) return fit;

@@ -51,16 +51,25 @@ struct LinkFit {
     double beta_s_per_byte = 0;  // the large-message slope: seconds per byte beyond the largest size measured
     bool measured = false;
     std::vector<PingSample> points;  // sizes strictly increasing, times non-decreasing; empty: the line
-    // The time in flight (model/costs.hpp, LogP's L): the part of d that leaves the receiver's port free, the
-    // same at every size. Measured as d(8 B) less the time per message of a stream of 8 B messages (the
-    // receiver's port part); 0 when not measured (the one-port model).
+    // The time in flight (model/costs.hpp, LogP's L): the part of d that leaves the receiver's port free.
+    // Measured at 8 B as d(8 B) less the time per message of a stream of 8 B messages (the receiver's port part);
+    // 0 when not measured (the one-port model). flight_points: the same measured at larger sizes (bytes
+    // increasing, above 8 B; may be empty: files and fits from before it). flight_at() reads it at any size.
     double flight_s = 0;
+    std::vector<PingSample> flight_points = {};
     // A call's own cost (model/costs.hpp, Costs::call_s): what one call of the MPI library's reduce of 8 B between
     // the pair took beyond d, the median of calls made in turns (calib/link_calibration.cpp); 0 when not measured.
     double call_s = 0;
 
     double at(size_t bytes) const;
+    // The time in flight of a message of `bytes`: linear between flight_s (at 8 B and below) and flight_points,
+    // the last one's beyond them (what d grows by past the largest stream measured holds the port: bandwidth),
+    // within [0, at(bytes)].
+    double flight_at(size_t bytes) const;
 };
+
+// The most sizes above 8 B the time in flight is kept at (the file and the broadcast hold at most this many).
+constexpr size_t kMaxFlightPoints = 4;
 
 using LinkFits = std::array<LinkFit, kLinkClasses>;
 

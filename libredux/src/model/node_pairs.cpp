@@ -13,9 +13,9 @@
 //     A ratio is not used below the largest size: over TCP the class's points, measured first on a fresh
 //     connection, can be slower than the same pair's measured later (32 KiB: 2.95 against 2.2 ms on the
 //     emulated cluster's 2 ms path), and a ratio there made 8 KiB faster than 8 B;
-//   - L_ab = L + (t_ab(8 B) - d(8 B)): the class's time in flight plus what the pair's small message adds
-//     over the class's. The port's part of a message (overheads, gap) is the hosts', not the distance's, so
-//     a longer path adds flight only. Clamped to [0, d_ab(s)].
+//   - L_ab(s) = L(s) + (t_ab(8 B) - d(8 B)): the class's time in flight at that size (LinkFit::flight_at) plus
+//     what the pair's small message adds over the class's. The port's part of a message (overheads, gap) is the
+//     hosts', not the distance's, so a longer path adds flight only. Clamped to [0, d_ab(s)].
 // A pair's two directions are measured apart and kept apart. Pure functions.
 #include "model/node_pairs.hpp"
 
@@ -60,8 +60,8 @@ NodePairCosts node_pair_costs(const NodePairTimes& times, const LinkFit& other_n
             if (a == b) continue;
             const size_t k = a * n + b;
             out.transfer_s[k] = pair_fit(times, other_node, k).at(bytes);
-            out.flight_s[k] =
-                std::clamp(other_node.flight_s + (times.one_way_s.front()[k] - class_small), 0.0, out.transfer_s[k]);
+            out.flight_s[k] = std::clamp(other_node.flight_at(bytes) + (times.one_way_s.front()[k] - class_small), 0.0,
+                                         out.transfer_s[k]);
         }
     }
     return out;

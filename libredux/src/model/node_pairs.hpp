@@ -14,7 +14,10 @@ namespace redux {
 // (calib/link_calibration.cpp), so that a pair's time and the class's are of the same kind of message. 64 KiB:
 // there Open MPI's TCP transport switches from eager sends to a rendezvous, one round trip more (on the emulated
 // 1 ms / 1 Gbit/s cluster 3.1 ms at 60 KiB, 7.4 ms at 64 KiB); a line from 32 to 256 KiB put 64 KiB at 3.9 ms.
-constexpr std::array<size_t, 4> kPairBytes{8, size_t{32} << 10, size_t{64} << 10, size_t{256} << 10};
+// 8 KiB: over TCP d is flat from 8 B to some size and then climbs (emulated cluster: 2.08 ms at 8 B, 2.10-2.11 at 4
+// and 8 KiB, 2.81 at 16 and 32 KiB), and a line from 8 B to 32 KiB put 8 KiB at 2.25-2.31 ms: 0.2 ms of port time
+// per message that a root receiving from seven nodes does not spend (predicted 1.4x the measured time).
+constexpr std::array<size_t, 5> kPairBytes{8, size_t{8} << 10, size_t{32} << 10, size_t{64} << 10, size_t{256} << 10};
 
 // One-way times between the nodes' leaders, measured (calib/node_pair_calibration.cpp). Nodes by index 0 .. n-1;
 // node_ids[k] is the RankPlace::node of index k (the lowest rank on it), increasing.

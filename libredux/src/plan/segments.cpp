@@ -23,7 +23,8 @@
 //         receive q - 1 has arrived     (one receive in flight: the one receive port), and
 //         the fold of receive q - W has ended (W = recv_window scratch slots; W >= 1, the executor's default 2),
 //     and arrives d_e later. With a time in flight F on the link (Costs::flight_s, or L_ij under per-link costs;
-//     F_e = min(F, d_e); only when the request's own flight is below its latency part, else every link is one-port
+//     F_e = min(F, d_e), F scaled to the segment's size by the calibrated curve's flight where the request has one;
+//     only when the request's own flight (at 8 B, with a curve) is below its latency part, else every link is one-port
 //     here: see SegmentCosts) the segment leaves when the child can send it, reaches the port F_e later, and holds
 //     the port for d_e - F_e once the conditions above allow: the latency of a stream of segments is paid once,
 //     not per segment, as on a real network where the next message is on its way while one is received (an eager
@@ -109,21 +110,32 @@ struct Transfer {
     double next_send_s = 0;
 };
 
+// The calibrated curve of d (and the time in flight) against the bytes, if the request has one.
+const LinkFit* curve_of(const PlanRequest& request) {
+    return request.segment_curve && request.element_bytes > 0 ? request.segment_curve.get() : nullptr;
+}
+
 // The costs of one segment of every size a plan's cut produces, and of the links the plan uses.
 class SegmentCosts {
 public:
     // A time in flight as long as the whole latency part leaves a segment no port time of its own, and segments
     // free: calibration could not resolve the port part of a small message (ranks of one node, where a stream is
     // no slower than a round trip: L = d(8 B)). Then every link is one-port here, as where the request says
-    // segments do not see the flight (PlanRequest::segment_flight: ranks of one node).
+    // segments do not see the flight (PlanRequest::segment_flight: ranks of one node). With the calibrated curve,
+    // that is judged at 8 B (the request's flight is its whole message's, LinkFit::flight_at), and a segment's
+    // flight is the link's scaled as the curve's flight from the whole message's size to the segment's.
     SegmentCosts(const PlanRequest& request, int32_t segments)
-        : request_(request), with_flight_(request.segment_flight && request.costs.flight_s < request.latency_s) {
+        : request_(request),
+          with_flight_(request.segment_flight &&
+                       (curve_of(request) ? curve_of(request)->flight_s < curve_of(request)->at(8)
+                                          : request.costs.flight_s < request.latency_s)) {
         const auto total = static_cast<double>(request.elements);
         share_.resize(static_cast<size_t>(segments));
         rest_.resize(static_cast<size_t>(segments));
-        const LinkFit* curve =
-            request.segment_curve && request.element_bytes > 0 ? request.segment_curve.get() : nullptr;
-        const double whole_s = curve ? curve->at(static_cast<size_t>(request.elements * request.element_bytes)) : 0;
+        const LinkFit* curve = curve_of(request);
+        const auto whole_bytes = static_cast<size_t>(request.elements * request.element_bytes);
+        const double whole_s = curve ? curve->at(whole_bytes) : 0;
+        const double whole_flight_s = curve ? curve->flight_at(whole_bytes) : 0;
         for (int32_t j = 0; j < segments; ++j) {
             const int64_t e =
                 segment_begin(request.elements, segments, j + 1) - segment_begin(request.elements, segments, j);
@@ -132,6 +144,10 @@ public:
             if (curve && whole_s > 0) {  // d_e = d x curve(e bytes) / curve(elements bytes), at most d
                 const double ratio = std::min(1.0, curve->at(static_cast<size_t>(e * request.element_bytes)) / whole_s);
                 curve_ratio_.push_back(ratio);
+            }
+            if (curve && whole_flight_s > 0) {
+                flight_ratio_.push_back(curve->flight_at(static_cast<size_t>(e * request.element_bytes)) /
+                                        whole_flight_s);
             }
         }
     }
@@ -152,7 +168,7 @@ public:
     // one leaves it: at flight 0, when this one has arrived).
     Transfer transfer(const Link& link, int32_t j, double can_send_s, double port_free_s) const {
         const double d_e = transfer_s(link, j);
-        const double flight = std::min(link.flight, d_e);
+        const double flight = std::min(flight_ratio_.empty() ? link.flight : link.flight * flight_ratio_[j], d_e);
         const double arrived_s = std::max(can_send_s + flight, port_free_s) + d_e - flight;
         return {arrived_s, std::max(can_send_s + d_e - flight, arrived_s - flight)};
     }
@@ -168,9 +184,10 @@ private:
 
     const PlanRequest& request_;
     bool with_flight_;
-    std::vector<double> share_;        // e_j / elements
-    std::vector<double> rest_;         // (elements - e_j) / elements
-    std::vector<double> curve_ratio_;  // d_e / d by the request's curve; empty without one
+    std::vector<double> share_;         // e_j / elements
+    std::vector<double> rest_;          // (elements - e_j) / elements
+    std::vector<double> curve_ratio_;   // d_e / d by the request's curve; empty without one
+    std::vector<double> flight_ratio_;  // F_e / F by the request's curve; empty without one (F_e = F)
 };
 
 // The ranks of a tree (children of r: child_rank[child_offset[r] .. child_offset[r + 1])) children first, from
