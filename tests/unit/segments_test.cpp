@@ -230,6 +230,53 @@ TEST(SegmentedModel, PerLinkCostsClampTheLatencyToEachLink) {
     }
 }
 
+// With a curve whose time in flight was measured at several sizes (LinkFit::flight_points), a segment's flight is
+// the request's (the whole vector's) scaled by the curve's flight from the vector's size to the segment's. The
+// curve above, flight 0.3 at 8 B and 0.5 from 2 KiB on: the vector's F is 0.5; a 2 KiB segment keeps 0.5 of its
+// 0.6 in flight and holds the port 0.1, so two take 0.6 + 0.1 (the chain's closed form, n = 2: s + (m - 1) port);
+// a 1 KiB segment's flight is 0.5 x L(1 KiB) / 0.5, L(1 KiB) on the line from 0.3 at 8 B to 0.5 at 2 KiB. With
+// the flight at 8 B alone (0.3 everywhere) a 2 KiB segment holds the port 0.3.
+TEST(SegmentedModel, ASegmentsFlightFollowsTheCalibratedCurve) {
+    LinkFit curve = fit_link({{1024, 0.4}, {2048, 0.6}, {4096, 1.0}});
+    curve.flight_s = 0.3;
+    curve.flight_points = {{2048, 0.5}};
+    PlanRequest request{2, Costs{1.0, 0.0, 0.5}, Strategy::chain, 0, 0, true};
+    request.elements = 4;
+    request.element_bytes = 1024;
+    request.segment_curve = std::make_shared<const LinkFit>(curve);
+    const Plan plan = make_plan(request);
+    EXPECT_DOUBLE_EQ(simulate_segments(plan, 2).makespan_s, 0.6 + 0.1);
+    const double flight_1k = 0.3 + 0.2 * (1024.0 - 8) / (2048 - 8);
+    EXPECT_NEAR(simulate_segments(plan, 4).makespan_s, 0.4 + 3 * (0.4 - flight_1k), 1e-12);
+    curve.flight_points.clear();
+    request.costs.flight_s = 0.3;
+    request.segment_curve = std::make_shared<const LinkFit>(curve);
+    EXPECT_DOUBLE_EQ(simulate_segments(make_plan(request), 2).makespan_s, 0.6 + 0.3);
+}
+
+// A link faster than the curve (a near node pair: d 0.7 where the curve has 1.0 at 4 KiB) with more of its d in
+// flight (0.45) scales a segment's d below its flight (2 KiB: d_e = 0.7 x 0.6 = 0.42 < 0.45); the segment still
+// holds the port for what the curve says a 2 KiB message does, 0.6 - 0.5 = 0.1, so two take 0.42 + 0.1, not 0.42
+// (segments that cost nothing: the model then cut 16 KiB into 2048 segments of one double). Four of 1 KiB:
+// d_e = 0.28, port 0.4 - L(1 KiB).
+TEST(SegmentedModel, ASegmentHoldsThePortAtLeastAsLongAsTheCurveSays) {
+    LinkFit curve = fit_link({{1024, 0.4}, {2048, 0.6}, {4096, 1.0}});
+    curve.flight_s = 0.3;
+    curve.flight_points = {{2048, 0.5}};
+    auto hetero = std::make_shared<const HeteroCosts>(std::vector<double>(2, 0.0), std::vector<double>{0, 0.7, 0.7, 0},
+                                                      std::vector<double>{0, 0.45, 0.45, 0});
+    PlanRequest request{2, Costs{0.7, 0.0, 0.45}, Strategy::chain, 0, 0, true};
+    request.hetero_costs = hetero;
+    request.elements = 4;
+    request.element_bytes = 1024;
+    request.latency_s = 0.4;
+    request.segment_curve = std::make_shared<const LinkFit>(curve);
+    const Plan plan = make_plan(request);
+    EXPECT_NEAR(simulate_segments(plan, 2).makespan_s, 0.42 + 0.1, 1e-12);
+    const double flight_1k = 0.3 + 0.2 * (1024.0 - 8) / (2048 - 8);
+    EXPECT_NEAR(simulate_segments(plan, 4).makespan_s, 0.28 + 3 * (0.4 - flight_1k), 1e-12);
+}
+
 // make_plan: the request's count (at most one per element), or the model's; the default is unsegmented.
 // With the calibrated curve of d (PlanRequest::segment_curve) a segment costs d x curve(its bytes) /
 // curve(the vector's bytes), not the line through the latency. Two ranks, d = 1, c = 0, 4 elements of 1 KiB,
