@@ -255,47 +255,43 @@ int ping_pong(MPI_Comm comm, MPI_Comm pair, int rank, int a, int b, LinkFit& fit
     return MPI_SUCCESS;
 }
 
+// Up to `most` of `points` into `out` as bytes, seconds, bytes, ... (bytes as doubles: exact below 2^53); how many.
+size_t pack_points(const std::vector<PingSample>& points, size_t most, double* out) {
+    const size_t n = std::min(points.size(), most);
+    for (size_t i = 0; i < n; ++i) {
+        out[2 * i] = static_cast<double>(points[i].bytes);
+        out[2 * i + 1] = points[i].one_way_s;
+    }
+    return n;
+}
+
+std::vector<PingSample> unpack_points(const double* in, double count) {
+    std::vector<PingSample> points;
+    for (size_t i = 0; i < static_cast<size_t>(count); ++i)
+        points.push_back({static_cast<size_t>(in[2 * i]), in[2 * i + 1]});
+    return points;
+}
+
 // Broadcasts the fits of the classes in `which` from `root`: per class alpha, beta, flight, the number of points,
-// call_s, the number of flight points, then each point's bytes and seconds (bytes as doubles: exact below 2^53), then
-// each flight point's. Copied as they are, not refitted, so every
-// rank holds the same numbers.
+// call_s, the number of flight points, then the points (pack_points), then the flight points. Copied as they are, not
+// refitted, so every rank holds the same numbers.
 int broadcast_fits(MPI_Comm comm, int root, const std::array<bool, kLinkClasses>& which, LinkFits& fits) {
-    constexpr size_t kHeader = 6, kPerClass = kHeader + 2 * kMaxLinkPoints + 2 * kMaxFlightPoints;
+    constexpr size_t kHeader = 6, kFlights = kHeader + 2 * kMaxLinkPoints, kPerClass = kFlights + 2 * kMaxFlightPoints;
     std::array<double, kPerClass * kLinkClasses> values{};
     for (int c = 0; c < kLinkClasses; ++c) {
         double* v = &values[kPerClass * c];
-        const std::vector<PingSample>& points = fits[c].points;
-        const size_t n = std::min(points.size(), kMaxLinkPoints);  // fit_link keeps no more
         v[0] = fits[c].alpha_s;
         v[1] = fits[c].beta_s_per_byte;
         v[2] = fits[c].flight_s;
-        v[3] = static_cast<double>(n);
+        v[3] = static_cast<double>(pack_points(fits[c].points, kMaxLinkPoints, v + kHeader));  // fit_link keeps no more
         v[4] = fits[c].call_s;
-        const size_t flights = std::min(fits[c].flight_points.size(), kMaxFlightPoints);
-        v[5] = static_cast<double>(flights);
-        for (size_t i = 0; i < n; ++i) {
-            v[kHeader + 2 * i] = static_cast<double>(points[i].bytes);
-            v[kHeader + 2 * i + 1] = points[i].one_way_s;
-        }
-        double* flight = v + kHeader + 2 * kMaxLinkPoints;
-        for (size_t i = 0; i < flights; ++i) {
-            flight[2 * i] = static_cast<double>(fits[c].flight_points[i].bytes);
-            flight[2 * i + 1] = fits[c].flight_points[i].one_way_s;
-        }
+        v[5] = static_cast<double>(pack_points(fits[c].flight_points, kMaxFlightPoints, v + kFlights));
     }
     REDUX_MPI(bcast_yielding(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, root, comm));
     for (int c = 0; c < kLinkClasses; ++c) {
         if (!which[c]) continue;
         const double* v = &values[kPerClass * c];
-        LinkFit fit{v[0], v[1], true, {}, v[2], {}, v[4]};
-        for (size_t i = 0; i < static_cast<size_t>(v[3]); ++i) {
-            fit.points.push_back({static_cast<size_t>(v[kHeader + 2 * i]), v[kHeader + 2 * i + 1]});
-        }
-        const double* flight = v + kHeader + 2 * kMaxLinkPoints;
-        for (size_t i = 0; i < static_cast<size_t>(v[5]); ++i) {
-            fit.flight_points.push_back({static_cast<size_t>(flight[2 * i]), flight[2 * i + 1]});
-        }
-        fits[c] = std::move(fit);
+        fits[c] = {v[0], v[1], true, unpack_points(v + kHeader, v[3]), v[2], unpack_points(v + kFlights, v[5]), v[4]};
     }
     return MPI_SUCCESS;
 }

@@ -22,6 +22,17 @@ LinkClass link_class(const RankPlace& a, const RankPlace& b) {
     return LinkClass::same_node;
 }
 
+namespace {
+
+// The line from `left` to `right` at `bytes` (left.bytes <= bytes <= right.bytes).
+double between(const PingSample& left, const PingSample& right, size_t bytes) {
+    const double share = static_cast<double>(bytes - left.bytes) /
+                         static_cast<double>(right.bytes - left.bytes);  // 0 at left, 1 at right
+    return left.one_way_s + share * (right.one_way_s - left.one_way_s);
+}
+
+}  // namespace
+
 double LinkFit::at(size_t bytes) const {
     const double x = static_cast<double>(bytes);
     if (points.empty()) return alpha_s + beta_s_per_byte * x;
@@ -31,29 +42,19 @@ double LinkFit::at(size_t bytes) const {
     // The segment [left, right] that holds `bytes`: right is the first point above it.
     const auto right = std::upper_bound(points.begin(), points.end(), bytes,
                                         [](size_t b, const PingSample& p) { return b < p.bytes; });
-    const PingSample& left = *(right - 1);
-    const double share = (x - static_cast<double>(left.bytes)) /
-                         static_cast<double>(right->bytes - left.bytes);  // 0 at left, 1 at right
-    return left.one_way_s + share * (right->one_way_s - left.one_way_s);
+    return between(*(right - 1), *right, bytes);
 }
 
 double LinkFit::flight_at(size_t bytes) const {
-    double flight = flight_s;
-    size_t below = 8;  // flight_s is measured at 8 B
-    for (const PingSample& point : flight_points) {
-        if (bytes >= point.bytes) {
-            flight = point.one_way_s;
-            below = point.bytes;
-            continue;
+    PingSample left{8, flight_s};  // flight_s is measured at 8 B
+    for (const PingSample& right : flight_points) {
+        if (bytes < right.bytes) {
+            const double flight = bytes > left.bytes ? between(left, right, bytes) : left.one_way_s;
+            return std::clamp(flight, 0.0, at(bytes));
         }
-        if (bytes > below) {  // between the last point at or below `bytes` and this one
-            const double share =
-                static_cast<double>(bytes - below) / static_cast<double>(point.bytes - below);  // 0 .. 1
-            flight += share * (point.one_way_s - flight);
-        }
-        break;
+        left = right;
     }
-    return std::clamp(flight, 0.0, at(bytes));
+    return std::clamp(left.one_way_s, 0.0, at(bytes));
 }
 
 LinkFit fit_link(const std::vector<PingSample>& samples) {

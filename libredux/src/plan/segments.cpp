@@ -143,14 +143,12 @@ public:
                 segment_begin(request.elements, segments, j + 1) - segment_begin(request.elements, segments, j);
             share_[j] = static_cast<double>(e) / total;
             rest_[j] = static_cast<double>(request.elements - e) / total;
-            if (curve && whole_s > 0) {  // d_e = d x curve(e bytes) / curve(elements bytes), at most d
-                const double ratio = std::min(1.0, curve->at(static_cast<size_t>(e * request.element_bytes)) / whole_s);
-                curve_ratio_.push_back(ratio);
-            }
             if (curve) {
                 const auto e_bytes = static_cast<size_t>(e * request.element_bytes);
-                flight_ratio_.push_back(whole_flight_s > 0 ? curve->flight_at(e_bytes) / whole_flight_s : 1.0);
-                port_floor_.push_back(std::max(0.0, curve->at(e_bytes) - curve->flight_at(e_bytes)));
+                const double curve_s = curve->at(e_bytes), flight_s = curve->flight_at(e_bytes);
+                if (whole_s > 0) curve_ratio_.push_back(std::min(1.0, curve_s / whole_s));  // d_e = d x ratio, <= d
+                flight_ratio_.push_back(whole_flight_s > 0 ? flight_s / whole_flight_s : 1.0);
+                port_floor_.push_back(std::max(0.0, curve_s - flight_s));
             }
         }
     }

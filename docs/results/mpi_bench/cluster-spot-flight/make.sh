@@ -3,7 +3,7 @@ rm -f /tmp/pm/cl-*.json /tmp/pm/cal-*.json
 cd /work/main
 source mpi_bench/sweep-lib.sh
 cluster_check
-out=docs/results/mpi_bench/cluster-spot-flight
+out=${1:-docs/results/mpi_bench/cluster-spot-flight}  # the output folder (run2: a second run)
 cluster_up 1ms:1gbit 1ms:1gbit 1ms:1gbit 1ms:1gbit 1ms:1gbit 1ms:1gbit 1ms:1gbit 1ms:1gbit
 cluster_mpirun -np 8 -x REDUX_REPORT=/tmp/pm/cl-homo.json -x REDUX_CALIBRATION_FILE=/tmp/pm/cal-homo.json build/mpi_bench/mpi_bench --algorithms native,optimal,fibonacci,binomial,auto --sizes 8:8K --iterations 15 --sync window --csv $out/homogeneous-sum.csv > $out/homogeneous-sum.txt
 cluster_down
