@@ -29,8 +29,9 @@ namespace redux_bench {
 // PMPI_Reduce in rounds of AutoSelect::kTrials calls each; a contender clearly slower than another leaves after a
 // round, and at most AutoSelect::kMaxRounds rounds are run; a tree they choose then takes turns with PMPI_Reduce
 // for AutoSelect::kConfirmCalls calls each, timed where the calls are made. Before the warm-up, auto alone makes
-// that many calls (the verification call included), each after a barrier as the timed calls are, so that what is
-// timed is what it settled on, as an application sees it after its first hundred calls or so.
+// that many calls (the verification call included), each started as the timed calls are (a barrier, or the agreed
+// start of --sync window), so that what is timed is what it settled on, as an application sees it after its first
+// hundred calls or so, and its confirmation saw the calls started the way the timed ones are.
 constexpr int kAutoTrialCalls = redux::AutoSelect::kMaxCallsToDecide;
 
 struct AlgorithmResult {
@@ -63,6 +64,7 @@ private:
     bool verify(int count, const char* when, bool corrupt);
     void check_call(int rc, size_t algorithm) const;
     void limit_rounds(double round_s, int& iterations, int& warmup) const;
+    double start_call();  // collective: a barrier or the next agreed start; returns the root's start time
 
     const BenchOptions& options_;
     const BenchOp& op_;

@@ -4,7 +4,8 @@ set -euo pipefail
 cd /work/main
 source mpi_bench/sweep-lib.sh
 cluster_check
-out=docs/results/mpi_bench/cluster-auto/flight
+out=${1:-docs/results/mpi_bench/cluster-auto/flight}  # the output folder
+mkdir -p /tmp/pm $out
 rm -f /tmp/pm/flight-report.jsonl
 cluster_up 1ms:1gbit 1ms:1gbit 1ms:1gbit 1ms:1gbit 1ms:1gbit 1ms:1gbit 1ms:1gbit 1ms:1gbit
 cluster_mpirun -np 8 -x REDUX_REPORT=/tmp/pm/flight-report.jsonl build/mpi_bench/mpi_bench --op sum --sizes 8:4M \
