@@ -7,11 +7,13 @@
 // measurement no longer compares with a model in which every rank starts at time 0.
 //
 // The window method (as in SKaMPI and ReproMPI): each rank's clock offset to the root's is estimated once
-// by ping-pong (the exchange with the smallest round trip of kOffsetSamples, halfway point); then, for
+// by ping-pong (the exchange with the smallest round trip of kOffsetSamples, halfway point), or, when every
+// rank runs on one host, read exactly off the host's clock (start_clock.cpp); then, for
 // every iteration, after a barrier the root broadcasts a start time `margin_s` ahead, every rank waits
 // until that time on its own clock, and the root times from that start to its completion. `margin_s` is
 // twice the slowest of a few broadcast-and-reduce round trips measured once, which covers the barrier's
-// skew and the broadcast. A rank that gets the start time too late counts the iteration as late.
+// skew and the broadcast. A rank that gets the start time too late counts the iteration as late. Ranks of one
+// host with a core each wait by spinning; others sleep and yield first (start_clock.cpp says why).
 #pragma once
 
 #include <mpi.h>
@@ -38,6 +40,7 @@ private:
     double offset_s_ = 0;  // this rank's MPI_Wtime minus the root's
     double margin_s_ = 0;
     long late_ = 0;
+    bool spin_ = false;  // every rank on one host, a core each: wait by spinning
 };
 
 }  // namespace redux_bench
