@@ -3,7 +3,9 @@
 //     timed whole and for one extrapolated from a sample;
 //   - d is measured (no REDUX_D here) and positive, the same on every rank;
 //   - auto's decision log: one JSON line per decision with the documented fields, native_s and planned_s
-//     measured, the strategy the faster one; an explicit strategy logs its plan without them.
+//     measured, the strategy the faster one; an explicit strategy logs its plan without them;
+//   - ranks that outnumber the host's hardware threads (mpirun --oversubscribe) predict no less than their n - 1
+//     transfers and folds over the threads (plan/shared_cores.hpp), and ranks that do not, no floor at all.
 // This executable sets REDUX_REPORT itself, before libredux reads its configuration (a static initializer
 // runs before main): a file per job, named after the launcher process all ranks share.
 #include "core/auto_select.hpp"
@@ -16,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/prctl.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -194,6 +197,36 @@ TEST_F(Calibration, AutoLogsItsDecision) {
     EXPECT_EQ(plan["strategy"], "optimal");
     EXPECT_TRUE(plan["native_s"].is_null());
     EXPECT_EQ(plan["d_s"], decision["d_s"]) << "d for one size comes from the communicator's calibration";
+    std::remove(g_report_path.c_str());
+}
+
+TEST_F(Calibration, RanksSharingCoresPredictNoLessThanTheirTransfersOverTheThreads) {
+    if (rank_ == 0) std::remove(g_report_path.c_str());
+    MPI_Barrier(comm_);
+    double send = 1.0, recv = 0.0;
+    redux_options optimal = REDUX_OPTIONS_INIT;
+    optimal.algorithm = REDUX_ALGORITHM_OPTIMAL;
+    ASSERT_EQ(redux_reduce_ex(&send, &recv, 1, MPI_DOUBLE, MPI_SUM, 0, comm_, &optimal, nullptr), MPI_SUCCESS);
+    if (rank_ == 0) {
+        EXPECT_EQ(recv, size_);
+    }
+    MPI_Barrier(comm_);
+    if (rank_ != 0) return;
+    const std::vector<nlohmann::json> lines = read_report();
+    ASSERT_EQ(lines.size(), 1u);
+    const nlohmann::json& plan = lines[0];
+    SCOPED_TRACE("REDUX_REPORT: " + plan.dump());
+    ASSERT_EQ(plan["segments"], 1);
+    // Every rank of this test runs on this host, unbound or bound within one package: one link class, one d.
+    const int threads = get_nprocs();
+    const double d = plan["d_s"].get<double>(), c = plan["c_s"].get<double>();
+    const double floor = plan["shared_cores_floor_s"].get<double>();
+    if (size_ > threads) {
+        EXPECT_NEAR(floor, (size_ - 1) * (d + c) / threads, 1e-9 * floor);
+        EXPECT_GE(plan["predicted_s"].get<double>(), floor + plan["call_s"].get<double>() - 1e-12);
+    } else {
+        EXPECT_EQ(floor, 0.0) << size_ << " ranks on " << threads << " hardware threads";
+    }
     std::remove(g_report_path.c_str());
 }
 

@@ -4,7 +4,9 @@
 // by the lowest rank on it, which every rank of the node learns with one MPI_Allreduce on the node
 // communicator. The package comes from hwloc: the packages the rank's CPU binding intersects; exactly one
 // gives its logical index, otherwise -1 (an unbound rank may run anywhere, so its pairs on the node fall in
-// the "same node" class). One MPI_Allgather then gives every rank the (node, package, host hash) of all.
+// the "same node" class). So do the node's hardware threads the process may use (its cgroup's; the most any
+// rank of the node reports). One MPI_Allgather then gives every rank the (node, package, host hash, threads) of
+// all. The calibration file's signature is of the packages and hosts only.
 #include "calib/topology.hpp"
 
 #include "mpi/mpi_check.hpp"
@@ -12,6 +14,7 @@
 
 #include <hwloc.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -19,31 +22,37 @@
 namespace redux {
 namespace {
 
-// The package this process is bound to, or -1. hwloc's topology is loaded once per process.
-int32_t bound_package() {
+struct HostPlace {
+    int32_t package = -1;  // the package this process is bound to, or -1
+    int32_t cpus = 0;      // the hardware threads of the host it may run on (0: unknown)
+};
+
+// hwloc's topology is loaded once per process.
+HostPlace host_place() {
     // Simulated ranks (SMPI) run on simulated hosts of one core: this machine's packages are not theirs, and
     // loading hwloc once per rank (tens of ms each) would dominate a simulation of thousands.
-    if constexpr (kSimulatedRanks) return -1;
-    static int32_t package = -2;
+    if constexpr (kSimulatedRanks) return {};
+    static HostPlace place;
     static std::once_flag once;
     std::call_once(once, [] {
-        package = -1;
         hwloc_topology_t topo = nullptr;
         if (hwloc_topology_init(&topo) != 0) return;
         if (hwloc_topology_load(topo) == 0) {
+            // hwloc 2 keeps only what the process is allowed to use (its cgroup), not what it is bound to.
+            place.cpus = std::max(0, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU));
             hwloc_bitmap_t set = hwloc_bitmap_alloc();
             if (set != nullptr && hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
                 hwloc_obj_t first = hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE, nullptr);
                 if (first != nullptr &&
                     hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE, first) == nullptr) {
-                    package = static_cast<int32_t>(first->logical_index);
+                    place.package = static_cast<int32_t>(first->logical_index);
                 }
             }
             hwloc_bitmap_free(set);
         }
         hwloc_topology_destroy(topo);
     });
-    return package;
+    return place;
 }
 
 uint64_t fnv1a(const char* data, size_t size, uint64_t hash = 1469598103934665603ull) {
@@ -109,16 +118,21 @@ int gather_topology(MPI_Comm comm, Topology& topology) {
     char host[MPI_MAX_PROCESSOR_NAME] = {};
     int host_length = 0;
     REDUX_MPI(MPI_Get_processor_name(host, &host_length));
-    const long long mine[3] = {node, bound_package(), static_cast<long long>(fnv1a(host, host_length) >> 1)};
-    std::vector<long long> all(static_cast<size_t>(3) * size);
-    REDUX_MPI(allgather_yielding(mine, 3, MPI_LONG_LONG, all.data(), 3, MPI_LONG_LONG, comm));
+    const HostPlace here = host_place();
+    const long long mine[4] = {node, here.package, static_cast<long long>(fnv1a(host, host_length) >> 1), here.cpus};
+    std::vector<long long> all(static_cast<size_t>(4) * size);
+    REDUX_MPI(allgather_yielding(mine, 4, MPI_LONG_LONG, all.data(), 4, MPI_LONG_LONG, comm));
 
     topology.place.assign(static_cast<size_t>(size), {});
     uint64_t signature = fnv1a(reinterpret_cast<const char*>(&size), sizeof size);
+    std::map<int32_t, int32_t> node_cpus;  // the most any rank of the node may run on
     for (int r = 0; r < size; ++r) {
-        topology.place[r] = {static_cast<int32_t>(all[3 * r]), static_cast<int32_t>(all[3 * r + 1])};
-        signature = fnv1a(reinterpret_cast<const char*>(&all[3 * r + 1]), 2 * sizeof(long long), signature);
+        const auto node_of_r = static_cast<int32_t>(all[4 * r]);
+        topology.place[r] = {node_of_r, static_cast<int32_t>(all[4 * r + 1])};
+        signature = fnv1a(reinterpret_cast<const char*>(&all[4 * r + 1]), 2 * sizeof(long long), signature);
+        node_cpus[node_of_r] = std::max(node_cpus[node_of_r], static_cast<int32_t>(all[4 * r + 3]));
     }
+    for (RankPlace& place : topology.place) place.node_cpus = node_cpus[place.node];
     char text[40];
     std::snprintf(text, sizeof text, "%d-%016llx", size, static_cast<unsigned long long>(signature));
     topology.signature = text;

@@ -31,6 +31,7 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"costs_source", r.costs_source},
         {"strategy", r.strategy},
         {"predicted_s", r.predicted_s},
+        {"shared_cores_floor_s", r.shared_cores_floor_s},
         {"segments", r.segments},
         {"predicted_by_strategy_s", predicted},
         {"why", r.why},
@@ -67,6 +68,11 @@ std::string report_words(const PlanReport& r, const char* what) {
         char call[64];
         std::snprintf(call, sizeof call, " call=%.3g s", r.call_s);
         line += call;
+    }
+    if (r.shared_cores_floor_s > 0) {
+        char floor[80];
+        std::snprintf(floor, sizeof floor, " shared-cores floor=%.3g s", r.shared_cores_floor_s);
+        line += floor;
     }
     if (!r.node_pair_d_s.empty()) {
         double low = -1, high = 0;

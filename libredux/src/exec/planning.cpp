@@ -247,7 +247,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     if (state.config.debug) REDUX_MPI(check_same_plan(state, best));
     cached->costs = costs;
     auto tree_of = [&](const Plan& plan) {
-        return PlannedTree{plan.request.strategy, plan.makespan_s + costs.call_s, plan.segments,
+        return PlannedTree{plan.request.strategy, plan.predicted_s() + costs.call_s, plan.segments,
                            program_for(plan, state.rank)};
     };
     cached->trees.push_back(tree_of(best));
@@ -259,7 +259,8 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     }
     for (const PlannedTree& tree : cached->trees) report.tried.emplace_back(strategy_name(tree.strategy));
     report.strategy = std::string(strategy_name(best.request.strategy));
-    report.predicted_s = best.makespan_s + costs.call_s;
+    report.predicted_s = best.predicted_s() + costs.call_s;
+    report.shared_cores_floor_s = best.shared_cores_floor_s;
     report.segments = best.segments;
     log_plan(state, *cached, "new plan", true);  // and under auto, its decision when the trials are done
 

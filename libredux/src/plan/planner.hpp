@@ -13,6 +13,7 @@
 #include "plan/strategy.hpp"
 #include "plan/tree.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -126,14 +127,21 @@ struct Plan {
     std::vector<double> release_s;  // by rank, earliest send time; empty unless the strategy fixes them
     std::vector<double> ready_s;    // by rank, predicted by the simulator
     std::vector<double> send_start_s;
-    std::vector<double> arrive_s;       // by rank: the transfer to the parent ends (-1 for the sink)
-    double tree_makespan_s = 0;         // sink ready (its last segment), as the simulator predicts
-    double makespan_s = 0;              // the result complete on the root: after the final transfer when there is one
+    std::vector<double> arrive_s;  // by rank: the transfer to the parent ends (-1 for the sink)
+    double tree_makespan_s = 0;    // sink ready (its last segment), as the simulator predicts
+    double makespan_s = 0;         // the result complete on the root: after the final transfer when there is one
+    // Where ranks share cores (plan/shared_cores.hpp; set by plan selection, which knows where ranks run): the least
+    // time their transfers and folds take on the threads they share; 0 where none do.
+    double shared_cores_floor_s = 0;
     double unsegmented_makespan_s = 0;  // makespan_s of the same tree with the vector in one piece
     double builder_makespan_s = 0;      // the builder's own prediction under the costs it planned with
     // Bounds on the optimum of unsegmented reductions (a segmented plan may end below lower_bound_s).
     double lower_bound_s = 0;  // Lemma 5 for the optimum of this n, d, c (every cost at its minimum)
     double upper_bound_s = 0;  // Proposition 6 (every cost at its maximum)
+
+    // What the plan predicts: its makespan, or the shared cores' floor where that is larger. Plans are ranked by
+    // makespan_s.
+    double predicted_s() const { return std::max(makespan_s, shared_cores_floor_s); }
 
     int32_t tree_of(int64_t segment) const {
         return segment_tree(deal, 1 + static_cast<int32_t>(more_trees.size()), segment);

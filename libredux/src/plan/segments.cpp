@@ -177,6 +177,13 @@ public:
         return {arrived_s, std::max(can_send_s + d_e - flight, arrived_s - flight)};
     }
     double fold_s(double compute_s, int32_t j) const { return compute_s * share_[j]; }
+    // The summed d_e of every segment on a link whose whole vector takes d.
+    double summed_transfer_s(double d) const {
+        const Link link{d, std::min(request_.latency_s, d), 0.0};
+        double sum = 0;
+        for (size_t j = 0; j < share_.size(); ++j) sum += transfer_s(link, static_cast<int32_t>(j));
+        return sum;
+    }
 
 private:
     // d_e of segment j on a link of (d, latency): d - (d - latency)(elements - e) / elements, or d times the
@@ -535,6 +542,10 @@ SegmentChoice choose_segments(const Plan& plan) {
     }
     scan_same_largest(search, counts);
     return search.best();
+}
+
+double summed_segment_transfers_s(const PlanRequest& request, double d, int32_t segments) {
+    return segments <= 1 ? d : SegmentCosts(request, segments).summed_transfer_s(d);
 }
 
 }  // namespace redux

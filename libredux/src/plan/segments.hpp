@@ -8,6 +8,7 @@
 namespace redux {
 
 struct Plan;
+struct PlanRequest;
 
 // The first element of segment j when `elements` are cut into `segments` pieces: segment j covers
 // [segment_begin(j), segment_begin(j + 1)). Sizes differ by at most one element; no segment is empty when
@@ -57,5 +58,9 @@ struct SegmentChoice {
 // fewest segments), found by a coarse geometric scan and a local integer search (segments.cpp). `plan` is an
 // unsegmented plan as make_plan computes it.
 SegmentChoice choose_segments(const Plan& plan);
+
+// What the `segments` pieces of a vector whose whole takes d on a link take together, as the segmented model
+// costs each (d at one segment; more, by the latency every segment pays, at several).
+double summed_segment_transfers_s(const PlanRequest& request, double d, int32_t segments);
 
 }  // namespace redux

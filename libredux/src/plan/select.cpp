@@ -11,8 +11,11 @@
 // nodes: the link classes cannot tell one node's links from another's, so the tree that crosses nodes least is the
 // safer bet. Predictions are of segmented reductions when the input asks for segments (or leaves their count to the
 // model: each candidate then gets the count its tree does best with). With auto, the next fastest plans that run
-// differently (runners_up) go with the winner: auto measures them all.
+// differently (runners_up) go with the winner: auto measures them all. Each plan's prediction is floored where ranks
+// share cores (plan/shared_cores.hpp); the ranking is by makespan alone.
 #include "plan/select.hpp"
+
+#include "plan/shared_cores.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -166,8 +169,9 @@ Selection select_plan(const SelectionInput& input) {
             for (const RankPlace& place : input.place) request.node_of.push_back(place.node);
         }
         Plan plan = make_plan(request);
+        plan.shared_cores_floor_s = shared_cores_floor_s(plan, input.place);
         const int32_t crossings = inter_node_transfers(plan, input);
-        selection.candidates.push_back({strategy, plan.makespan_s, crossings, plan.segments});
+        selection.candidates.push_back({strategy, plan.predicted_s(), crossings, plan.segments});
         const double best_s = plans.empty() ? 0 : plans[best].makespan_s;
         const bool tie = !plans.empty() && std::abs(plan.makespan_s - best_s) <= 1e-4 * best_s;
         if (plans.empty() || (!tie && plan.makespan_s < best_s) || (tie && crossings < best_crossings)) {
