@@ -4,9 +4,10 @@
 // by the lowest rank on it, which every rank of the node learns with one MPI_Allreduce on the node
 // communicator. The package comes from hwloc: the packages the rank's CPU binding intersects; exactly one
 // gives its logical index, otherwise -1 (an unbound rank may run anywhere, so its pairs on the node fall in
-// the "same node" class). So do the node's hardware threads the process may use (its cgroup's; the most any
-// rank of the node reports). One MPI_Allgather then gives every rank the (node, package, host hash, threads) of
-// all. The calibration file's signature is of the packages and hosts only.
+// the "same node" class). The node's hardware threads: those any of its ranks may use (each rank's cgroup,
+// from hwloc, or-ed on the node communicator; a rank's binding does not count). One MPI_Allgather then gives
+// every rank the (node, package, host hash, threads) of all. The calibration file's signature is of the packages
+// and hosts only.
 #include "calib/topology.hpp"
 
 #include "mpi/mpi_check.hpp"
@@ -14,7 +15,9 @@
 
 #include <hwloc.h>
 
-#include <algorithm>
+#include <array>
+#include <bitset>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -22,9 +25,11 @@
 namespace redux {
 namespace {
 
+constexpr int kCpuWords = 16;  // hardware threads 0 .. 1023 by OS index (a host with more: those only)
+
 struct HostPlace {
-    int32_t package = -1;  // the package this process is bound to, or -1
-    int32_t cpus = 0;      // the hardware threads of the host it may run on (0: unknown)
+    int32_t package = -1;                    // the package this process is bound to, or -1
+    std::array<uint64_t, kCpuWords> cpus{};  // the hardware threads of the host it may run on (none: unknown)
 };
 
 // hwloc's topology is loaded once per process.
@@ -38,8 +43,12 @@ HostPlace host_place() {
         hwloc_topology_t topo = nullptr;
         if (hwloc_topology_init(&topo) != 0) return;
         if (hwloc_topology_load(topo) == 0) {
-            // hwloc 2 keeps only what the process is allowed to use (its cgroup), not what it is bound to.
-            place.cpus = std::max(0, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU));
+            // What the process is allowed to use (its cgroup), not what it is bound to.
+            int pu = 0;
+            hwloc_bitmap_foreach_begin(pu, hwloc_topology_get_allowed_cpuset(topo)) {
+                if (pu < 64 * kCpuWords) place.cpus[static_cast<size_t>(pu / 64)] |= uint64_t{1} << (pu % 64);
+            }
+            hwloc_bitmap_foreach_end();
             hwloc_bitmap_t set = hwloc_bitmap_alloc();
             if (set != nullptr && hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
                 hwloc_obj_t first = hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE, nullptr);
@@ -111,28 +120,31 @@ int gather_topology(MPI_Comm comm, Topology& topology) {
     REDUX_MPI(barrier_yielding(comm));  // MPI_Comm_split_type has no nonblocking form: arrive together
     REDUX_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm));
     int node = rank;
-    const int rc = allreduce_yielding(&rank, &node, 1, MPI_INT, MPI_MIN, node_comm);
+    const HostPlace here = host_place();
+    std::array<uint64_t, kCpuWords> node_set{};  // the threads any rank of the node may run on
+    int rc = allreduce_yielding(&rank, &node, 1, MPI_INT, MPI_MIN, node_comm);
+    if (rc == MPI_SUCCESS) {
+        rc = allreduce_yielding(here.cpus.data(), node_set.data(), kCpuWords, MPI_UINT64_T, MPI_BOR, node_comm);
+    }
     MPI_Comm_free(&node_comm);
     REDUX_MPI(rc);
+    long long node_cpus = 0;
+    for (uint64_t word : node_set) node_cpus += std::bitset<64>(word).count();
 
     char host[MPI_MAX_PROCESSOR_NAME] = {};
     int host_length = 0;
     REDUX_MPI(MPI_Get_processor_name(host, &host_length));
-    const HostPlace here = host_place();
-    const long long mine[4] = {node, here.package, static_cast<long long>(fnv1a(host, host_length) >> 1), here.cpus};
+    const long long mine[4] = {node, here.package, static_cast<long long>(fnv1a(host, host_length) >> 1), node_cpus};
     std::vector<long long> all(static_cast<size_t>(4) * size);
     REDUX_MPI(allgather_yielding(mine, 4, MPI_LONG_LONG, all.data(), 4, MPI_LONG_LONG, comm));
 
     topology.place.assign(static_cast<size_t>(size), {});
     uint64_t signature = fnv1a(reinterpret_cast<const char*>(&size), sizeof size);
-    std::map<int32_t, int32_t> node_cpus;  // the most any rank of the node may run on
     for (int r = 0; r < size; ++r) {
-        const auto node_of_r = static_cast<int32_t>(all[4 * r]);
-        topology.place[r] = {node_of_r, static_cast<int32_t>(all[4 * r + 1])};
+        topology.place[r] = {static_cast<int32_t>(all[4 * r]), static_cast<int32_t>(all[4 * r + 1]),
+                             static_cast<int32_t>(all[4 * r + 3])};
         signature = fnv1a(reinterpret_cast<const char*>(&all[4 * r + 1]), 2 * sizeof(long long), signature);
-        node_cpus[node_of_r] = std::max(node_cpus[node_of_r], static_cast<int32_t>(all[4 * r + 3]));
     }
-    for (RankPlace& place : topology.place) place.node_cpus = node_cpus[place.node];
     char text[40];
     std::snprintf(text, sizeof text, "%d-%016llx", size, static_cast<unsigned long long>(signature));
     topology.signature = text;
