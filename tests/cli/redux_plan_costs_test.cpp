@@ -30,11 +30,7 @@ std::string cost_file(const std::string& name, const std::string& text) {
     return path;
 }
 
-json plan_json(const std::string& args) {
-    const CommandResult r = run_redux_plan(args);
-    EXPECT_EQ(r.exit_status, 0) << args << "\n" << r.err;
-    return json::parse(r.out);
-}
+json plan_json(const std::string& args) { return redux::testing::redux_plan_json(args); }
 
 // Liu & Wang's Figure 1 cluster: transmission times 10, 5, 5, 5, 4, 2, 2 (d depends on the sender only), c = 0.
 const std::string kSevenNodes = R"({"c": 0, "d": [[0,10,10,10,10,10,10],[5,0,5,5,5,5,5],[5,5,0,5,5,5,5],

@@ -15,11 +15,7 @@ using nlohmann::json;
 using redux::testing::CommandResult;
 using redux::testing::run_redux_plan;
 
-json library_json(const std::string& args) {
-    const CommandResult r = run_redux_plan(args);
-    EXPECT_EQ(r.exit_status, 0) << args << "\n" << r.err;
-    return json::parse(r.out);
-}
+json library_json(const std::string& args) { return redux::testing::redux_plan_json(args); }
 
 TEST(ReduxPlanLibraryTree, PrintsTheModelsTimeForTheTree) {
     const redux::Costs costs{2e-6, 3e-6, 1e-6};

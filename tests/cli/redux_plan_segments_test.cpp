@@ -18,12 +18,7 @@ using nlohmann::json;
 using redux::testing::CommandResult;
 using redux::testing::run_redux_plan;
 
-json plan_json(const std::string& args) {
-    const CommandResult r = run_redux_plan(args);
-    EXPECT_EQ(r.exit_status, 0) << args << "\n" << r.err;
-    EXPECT_TRUE(r.err.empty()) << r.err;
-    return json::parse(r.out);
-}
+json plan_json(const std::string& args) { return redux::testing::redux_plan_json(args, /*quiet=*/true); }
 
 struct SegmentCase {
     const char* strategy;

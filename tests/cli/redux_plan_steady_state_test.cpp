@@ -26,10 +26,7 @@ using redux::testing::shell_quote;
 using redux::testing::temp_path;
 
 json steady_state_json(const std::string& args) {
-    const CommandResult r = run_redux_plan("--steady-state " + args);
-    EXPECT_EQ(r.exit_status, 0) << args << "\n" << r.err;
-    EXPECT_TRUE(r.err.empty()) << r.err;
-    return json::parse(r.out);
+    return redux::testing::redux_plan_json("--steady-state " + args, /*quiet=*/true);
 }
 
 // 4 ranks, d = 2.5 s of which 0.5 s latency, c = 12 s, a vector of 4000 elements in 4 segments of 1000: one

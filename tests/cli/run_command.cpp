@@ -60,4 +60,13 @@ CommandResult run_command(const std::string& command) {
 
 CommandResult run_redux_plan(const std::string& args) { return run_command(shell_quote(REDUX_PLAN_EXE) + " " + args); }
 
+nlohmann::json redux_plan_json(const std::string& args, bool quiet) {
+    const CommandResult r = run_redux_plan(args);
+    EXPECT_EQ(r.exit_status, 0) << args << "\n" << r.err;
+    if (quiet) {
+        EXPECT_TRUE(r.err.empty()) << r.err;
+    }
+    return nlohmann::json::parse(r.out);
+}
+
 }  // namespace redux::testing

@@ -1,6 +1,8 @@
 // Running a command line from a CLI test: exit status, stdout and stderr. Test support only.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace redux::testing {
@@ -19,5 +21,8 @@ std::string temp_path(const std::string& name);
 CommandResult run_command(const std::string& command);
 // Runs the redux-plan under test (REDUX_PLAN_EXE) with `args`, already quoted for the shell.
 CommandResult run_redux_plan(const std::string& args);
+// The JSON redux-plan prints for `args`, failing the test unless it exits 0 (and, with quiet, writes nothing on
+// stderr).
+nlohmann::json redux_plan_json(const std::string& args, bool quiet = false);
 
 }  // namespace redux::testing
