@@ -8,8 +8,8 @@
 // less the scratch buffers of MPI_COMM_WORLD's cached plans (whose bytes vary with the keys cached); the lowest
 // sample over the second tenth of the calls is compared with the lowest over the last tenth (the lowest, because
 // a sample may land while an MPI library holds a 1 MiB buffer it frees later, and a leak raises every sample):
-// - the bytes held through C++'s operator new (replaced in this executable and exported, so libredux.so's
-//   allocations come here; libredux allocates nothing any other way but its communicator duplicates, which the
+// - the bytes held through C++'s operator new (counted by tests/support/counting_new.hpp, which libredux.so's
+//   allocations reach too; libredux allocates nothing any other way but its communicator duplicates, which the
 //   count of live states checks) have not grown by more than 64 KiB. Measured without a leak: within 5 KiB
 //   either way at 3 and 8 ranks. It catches a leak of 20 bytes per call over the 3,500 calls between the windows
 //   at 8 ranks (5 bytes over the 14,000 at 3), or of 190 bytes per communicator;
@@ -23,6 +23,7 @@
 // MPI_COMM_WORLD's plan cache is within its bound, the freed communicators' states are gone (only
 // MPI_COMM_WORLD's is left), and every request started was completed. Label `soak`; REDUX_TEST_SEED=<n> replays
 // another sequence, REDUX_SOAK_CALLS=<n> sets the length.
+#include "counting_new.hpp"
 #include "random_calls.hpp"
 #include "reduce_check.hpp"
 #include "yielding_wait.hpp"
@@ -36,32 +37,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <new>
 #include <random>
-
-namespace {
-std::atomic<long> g_cxx_bytes{0};  // held through the global operator new (exported: libredux.so's come here)
-
-void release(void* p) {
-    if (p != nullptr) g_cxx_bytes.fetch_sub(static_cast<long>(malloc_usable_size(p)), std::memory_order_relaxed);
-    std::free(p);
-}
-}  // namespace
-
-void* operator new(std::size_t bytes) {
-    if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) {
-        g_cxx_bytes.fetch_add(static_cast<long>(malloc_usable_size(p)), std::memory_order_relaxed);
-        return p;
-    }
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { release(p); }
-void operator delete(void* p, std::size_t) noexcept { release(p); }
 
 namespace {
 
@@ -134,7 +114,7 @@ long malloc_kib() {
 }
 
 // Bytes held through C++'s operator new: libredux's own (it allocates nothing else), the test's and GoogleTest's.
-long cxx_kib() { return kib_less_cached(static_cast<size_t>(g_cxx_bytes.load(std::memory_order_relaxed))); }
+long cxx_kib() { return kib_less_cached(static_cast<size_t>(redux_test::new_bytes_held())); }
 
 TEST(ReduceSoak, TwentyThousandCallsTwoThousandCommunicators) {
     const auto operands = redux_test::mixed_operands();

@@ -1,0 +1,11 @@
+// Counts what this process allocates through C++'s global operator new: counting_new.cpp replaces it (and
+// operator delete). Linked into a test executable that exports its symbols, the replacement serves every
+// caller in the process, libredux.so included. MPI's own mallocs are not counted.
+#pragma once
+
+namespace redux_test {
+
+long new_calls();       // operator new calls so far
+long new_bytes_held();  // bytes allocated through operator new and not yet deleted (malloc's usable sizes)
+
+}  // namespace redux_test
