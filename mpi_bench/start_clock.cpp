@@ -122,8 +122,9 @@ double StartClock::next_start() {
     const double local_start_s = start_s + offset_s_;
     if (MPI_Wtime() > local_start_s) ++late_;
     // With a core for every rank of one host, spin: a program's ranks between its calls compute, they do not sleep.
-    // 2 ranks bound to a core each (a VM), one reduce of 8 B after the wait below: 0.42-0.48 us, after a spin 0.26
-    // (the MPI library's own: 0.29-0.32 and 0.20). Else sleep through most of the wait (other ranks may need the
+    // 2 ranks bound to a core each (a VM), one reduce of 8 B after the wait below: 0.69-2.76 us, after a spin
+    // 0.27-0.56 (the MPI library's own: 0.72-1.95 and 0.20-0.54; docs/results/mpi_bench/predictions-local/
+    // start_wait_probe.txt). Else sleep through most of the wait (other ranks may need the
     // cores), yield through the last 200 us but the last kSpinLast_s, and spin through those: a rank that waits in
     // sched_yield leaves up to one system call after the start time (in a VM a few tenths of a microsecond), and
     // the call is timed from the start time.

@@ -21,9 +21,10 @@ struct PlanReport {
     double call_s = 0;         // a call's own cost, in predicted_s (model/costs.hpp)
     std::string costs_source;  // where d came from: call, environment, process, file, measured
     std::string strategy;      // the one chosen: a strategy's name, or native
-    double predicted_s = 0;    // of the planned tree: its makespan (or shared_cores_floor_s, if larger) plus call_s
-    double shared_cores_floor_s =
-        0;             // where ranks share cores, the least time of the tree there (plan/shared_cores.hpp)
+    // Of the planned tree: its makespan (or shared_cores_floor_s, if larger) plus call_s.
+    double predicted_s = 0;
+    // Where ranks share cores, the least time of the tree there (plan/shared_cores.hpp); 0 elsewhere.
+    double shared_cores_floor_s = 0;
     int segments = 1;  // the vector is pipelined in this many segments
     // The model's prediction for every strategy evaluated (plan/select.hpp), in the order weighed; strategies
     // that were not candidates are not listed.

@@ -45,8 +45,8 @@ struct SelectionInput {
 
 struct Candidate {
     Strategy strategy;
-    double predicted_s =
-        0;  // Plan::predicted_s: under the per-link costs when there are several classes, in `segments`
+    // Plan::predicted_s(): under the per-link costs when there are several classes, in `segments`.
+    double predicted_s = 0;
     int32_t inter_node_transfers = 0;
     int32_t segments = 1;  // the plan's segment count
 };

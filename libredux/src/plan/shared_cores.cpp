@@ -56,8 +56,9 @@ double shared_cores_floor_s(const Plan& plan, const std::vector<RankPlace>& plac
     std::vector<double> share(1 + plan.more_trees.size(), 0.0);
     for (int32_t j = 0; j < segments; ++j) share[static_cast<size_t>(plan.tree_of(j))] += 1.0 / segments;
     for (size_t t = 0; t < share.size(); ++t) {
+        if (share[t] == 0) continue;  // a tree no segment goes along
         const std::vector<int32_t>& parent = t == 0 ? plan.parent : plan.more_trees[t - 1].parent;
-        for (size_t r = 0; r < n && share[t] > 0; ++r) {
+        for (size_t r = 0; r < n; ++r) {
             if (parent[r] >= 0) add(static_cast<int32_t>(r), parent[r], share[t], true);
         }
     }
