@@ -21,7 +21,8 @@
 //      overheads and gap); p from the fastest stream against d(8 B), and L = d(8 B) - p; the same with messages of
 //      each of kFlightBytes (LinkFit::flight_points: L(s) = d(s) - p(s)). Then a call's own cost
 //      (LinkFit::call_s, model/costs.hpp): a and b alone on a communicator of two call the MPI library's reduce of 8 B
-//      to one, then to the other, in turns (time_call); half a turn less d(8 B). The large sizes are where long
+//      to a from a start both agree on where they share a node with a thread each, else to one, then to the other, in
+//      turns (time_call); the call's median less d(8 B). The large sizes are where long
 //      vectors and their segments are planned: beyond the largest size measured d follows the slope of the last two.
 //      A few pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a VM; 1.5 ms
 //      when it stopped at 256 KiB), most of it first-touching the 16 MiB buffer, and the warm-up; 0.5 s between two
@@ -39,9 +40,11 @@
 #include "calib/link_calibration.hpp"
 
 #include "core/calibration_file.hpp"
+#include "core/median.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/yielding.hpp"
 
+#include <time.h>
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -109,7 +112,10 @@ constexpr int kStreams = 5;  // timed, after one warm-up
 // on the emulated 1 Gbit/s cluster (predicted 1.6x the measured time), where they arrive together. One size: the
 // flight between it and 8 B is interpolated, beyond it stays (LinkFit::flight_at).
 constexpr size_t kFlightBytes[] = {8 << 10};
-constexpr int kCallsAtLeast = 5;  // timed turns of calls (time_call), after one warm-up
+constexpr int kCallsAtLeast = 5;  // timed calls (time_call), after one warm-up
+// How far ahead of now a sets the common start of a call (time_call_from_start): b gets it in a message of a
+// microsecond or less (one host), or, on shared cores, when the scheduler runs it.
+constexpr double kCallStartAhead_s = 20e-6;
 constexpr int kPairTrips = 5;  // as the classes' small sizes: a pair's fastest of 3 was 20-45 % slow on a loaded host
 
 LinkFits g_known;  // this process's link fits, by class
@@ -188,10 +194,9 @@ int time_flight(MPI_Comm comm, bool first, int peer, size_t bytes, const LinkFit
 // A call's own cost on the link (LinkFit::call_s; module comment): on `pair` (a is its rank 0, b its rank 1), the MPI
 // library's own reduce of one double to a, then to b, in turns, at least kCallsAtLeast times and more while they have
 // taken less than kSizeBudget_s, up to kMaxRoundTrips (after one turn untimed). Each call waits for the other rank's
-// last one, so a turn is a round trip of calls, as a ping-pong is of messages, and half of it is one call from a start
-// both ranks share, without a barrier's skew. The median half turn less d(8 B) (`d8_s`), at least 0. a decides the
-// last turn and says so in what it sends to b (1 in its double, b's is 0).
-int time_call(MPI_Comm pair, bool first, double d8_s, double& call_s) {
+// last one, so a turn is a round trip of calls, as a ping-pong is of messages. Half a turn (the median) is what
+// `took_s` gets. a decides the last turn and says so in what it sends to b (1 in its double, b's is 0).
+int time_call_in_turns(MPI_Comm pair, bool first, double& took_s) {
     std::vector<double> took;
     const double begin = MPI_Wtime();
     for (int turn = 0;; ++turn) {  // turn 0 warms up
@@ -206,19 +211,70 @@ int time_call(MPI_Comm pair, bool first, double d8_s, double& call_s) {
         if (first && turn > 0) took.push_back((MPI_Wtime() - start) / 2);
         if (first ? mine != 0 : sum != 0) break;
     }
-    call_s = 0;
-    if (first) {
-        const auto middle = took.begin() + static_cast<std::ptrdiff_t>(took.size() / 2);
-        std::nth_element(took.begin(), middle, took.end());
-        call_s = std::max(0.0, *middle - d8_s);
+    took_s = first ? median(took) : 0;
+    return MPI_SUCCESS;
+}
+
+double host_clock_s() {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// The same call, to a, from a start both ranks of one host agree on: a sends b a time kCallStartAhead_s ahead on the
+// host's CLOCK_MONOTONIC (which both read), both spin to it, call, and a times from it to the call's return. One
+// call from a common start, as a program's ranks make it; in turns each call begins the moment the other's message
+// lands, with everything the pair touches still in its caches, and takes less: 2 ranks bound to the cores of a VM,
+// an 8 B reduce took 0.40 us in turns and 0.48 from a common start (the ping-pong's d 0.38). A call that a rank
+// began after the start (it got the start late: ranks that share cores) is not counted; b says so in what it sends.
+// At least kCallsAtLeast counted, more while the calls have taken less than kSizeBudget_s, at most kMaxRoundTrips
+// counted and 4 kMaxRoundTrips made; false in `counted` if fewer than kCallsAtLeast were on time. a decides, and a
+// start of 0 tells b to stop.
+int time_call_from_start(MPI_Comm pair, bool first, double& took_s, bool& counted) {
+    std::vector<double> took;
+    const double begin = MPI_Wtime();
+    for (int call = 0;; ++call) {  // call 0 warms up
+        double start_s = 0;
+        if (first) {
+            const auto timed = static_cast<int>(took.size());
+            const bool enough =
+                timed >= kCallsAtLeast && (timed >= kMaxRoundTrips || MPI_Wtime() - begin >= kSizeBudget_s);
+            start_s = enough || call > 4 * kMaxRoundTrips ? 0 : host_clock_s() + kCallStartAhead_s;
+        }
+        REDUX_MPI(PMPI_Bcast(&start_s, 1, MPI_DOUBLE, 0, pair));
+        if (start_s == 0) break;
+        double late = host_clock_s() > start_s ? 1 : 0, any_late = 0;
+        while (host_clock_s() < start_s) {
+        }
+        REDUX_MPI(PMPI_Reduce(&late, &any_late, 1, MPI_DOUBLE, MPI_SUM, 0, pair));
+        const double took_this_s = host_clock_s() - start_s;
+        if (first && call > 0 && any_late == 0) took.push_back(took_this_s);
     }
+    counted = static_cast<int>(took.size()) >= kCallsAtLeast;
+    took_s = counted ? median(took) : 0;
+    return MPI_SUCCESS;
+}
+
+// LinkFit::call_s: one call less d(8 B) (`d8_s`), at least 0, on a's side (0 on b's). Between ranks of one node with a
+// hardware thread each (`thread_each`) the call from a common start (time_call_from_start); else, or where it counted
+// too few calls, half a turn (time_call_in_turns: from a start both ranks share too, the other's last message, without
+// a barrier's skew; the hosts' clocks cannot agree to a fraction of a microsecond, on links of microseconds or more it
+// does not matter, and on shared threads the scheduler decides). Simulated ranks (SMPI): in turns, the host's clock is
+// not theirs.
+int time_call(MPI_Comm pair, bool first, bool thread_each, double d8_s, double& call_s) {
+    double took_s = 0;
+    bool counted = false;
+    if (thread_each && !kSimulatedRanks) REDUX_MPI(time_call_from_start(pair, first, took_s, counted));
+    REDUX_MPI(PMPI_Bcast(&counted, 1, MPI_C_BOOL, 0, pair));
+    if (!counted) REDUX_MPI(time_call_in_turns(pair, first, took_s));
+    call_s = first ? std::max(0.0, took_s - d8_s) : 0;
     return MPI_SUCCESS;
 }
 
 // Half round trips between a and b (called on both); fitted on rank a (fit_link keeps the fastest per size, which is
 // the median where time_size kept only that).
 // Whether to go on past kPingSizes is a's decision, sent to b.
-int ping_pong(MPI_Comm comm, MPI_Comm pair, int rank, int a, int b, LinkFit& fit) {
+int ping_pong(MPI_Comm comm, MPI_Comm pair, int rank, int a, int b, bool thread_each, LinkFit& fit) {
     std::vector<char> buffer;
     std::vector<PingSample> samples;
     const bool first = rank == a;
@@ -251,7 +307,7 @@ int ping_pong(MPI_Comm comm, MPI_Comm pair, int rank, int a, int b, LinkFit& fit
         REDUX_MPI(time_flight(comm, first, peer, bytes, fit, buffer, flight_s));
         fit.flight_points.push_back({bytes, flight_s});
     }
-    REDUX_MPI(time_call(pair, first, fit.at(kPingSizes[0].bytes), fit.call_s));
+    REDUX_MPI(time_call(pair, first, thread_each, fit.at(kPingSizes[0].bytes), fit.call_s));
     return MPI_SUCCESS;
 }
 
@@ -393,6 +449,17 @@ int measure_node_pairs(MPI_Comm comm, int rank, const Topology& topology, NodePa
     return MPI_SUCCESS;
 }
 
+// Whether a and b run on one node that has a hardware thread for each of its ranks (time_call: a call from a common
+// start). Where ranks share threads, a rank that got the start in time may still wait for the scheduler after it;
+// there, as between nodes, calls in turns.
+bool thread_each(const Topology& topology, int a, int b) {
+    const RankPlace& at = topology.place[static_cast<size_t>(a)];
+    if (topology.place[static_cast<size_t>(b)].node != at.node || at.node_cpus <= 0) return false;
+    const auto ranks = std::count_if(topology.place.begin(), topology.place.end(),
+                                     [&](const RankPlace& p) { return p.node == at.node; });
+    return ranks <= at.node_cpus;
+}
+
 }  // namespace
 
 int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSettings& settings,
@@ -416,7 +483,7 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
             MPI_Comm pair = MPI_COMM_NULL;  // a and b alone, a first (time_call)
             REDUX_MPI(MPI_Comm_split(comm, rank == a || rank == b ? 0 : MPI_UNDEFINED, rank == a ? 0 : 1, &pair));
             if (rank == a || rank == b) {
-                const int rc = ping_pong(comm, pair, rank, a, b, out.fits[c]);
+                const int rc = ping_pong(comm, pair, rank, a, b, thread_each(topology, a, b), out.fits[c]);
                 MPI_Comm_free(&pair);
                 REDUX_MPI(rc);
             }

@@ -1,15 +1,12 @@
 #include "core/auto_select.hpp"
 
+#include "core/median.hpp"
+
 #include <algorithm>
 #include <limits>
 
 namespace redux {
 namespace {
-
-double median(std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-}
 
 // The sample at rank floor(q (n - 1)) of the sorted samples: q = 1/4, 1/2, 3/4 give the quartiles.
 double quantile(std::vector<double> v, int numerator, int denominator) {
