@@ -4,7 +4,6 @@
 
 #include <sched.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <vector>
@@ -29,20 +28,27 @@ void recv_yielding(double* values, int count, int from, MPI_Comm comm) {
     wait_all_yielding(1, &request);
 }
 
-// Whether every rank of comm runs on one host (MPI_COMM_TYPE_SHARED); collective. Never under SMPI, whose
-// MPI_Wtime is simulated time and has nothing to do with the host's clock.
-bool on_one_host(MPI_Comm comm) {
+// Where every rank of comm runs on one host (MPI_COMM_TYPE_SHARED), the number of CPUs they may run on together (the
+// union of their affinity masks, which a cpuset cgroup narrows; 0 if unknown); -1 where they do not. Collective. Never
+// under SMPI, whose MPI_Wtime is simulated time and has nothing to do with the host's clock.
+int one_host_cpus(MPI_Comm comm) {
 #ifdef SMPI_H
     (void)comm;
-    return false;
+    return -1;
 #else
     int size = 0, host_size = 0;
     MPI_Comm host = MPI_COMM_NULL;
     MPI_Comm_size(comm, &size);
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
     MPI_Comm_size(host, &host_size);
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) CPU_ZERO(&allowed);
+    MPI_Request request = MPI_REQUEST_NULL;
+    PMPI_Iallreduce(MPI_IN_PLACE, &allowed, static_cast<int>(sizeof allowed), MPI_BYTE, MPI_BOR, host, &request);
+    wait_all_yielding(1, &request);
     MPI_Comm_free(&host);
-    return all_of_yielding(host_size == size, comm);
+    return all_of_yielding(host_size == size, comm) ? CPU_COUNT(&allowed) : -1;
 #endif
 }
 
@@ -82,8 +88,9 @@ StartClock::StartClock(int root, MPI_Comm comm) : root_(root), comm_(comm) {
     // origin only (on 2 local ranks the estimate below was off by -0.30 .. +0.23 us, as much as a reduce's
     // latency). Between hosts the root asks each rank for its clock; the reply that came back fastest is the best
     // estimate.
-    const bool one_host = on_one_host(comm_);
-    spin_ = one_host && size <= sysconf(_SC_NPROCESSORS_ONLN);
+    const int host_cpus = one_host_cpus(comm_);
+    const bool one_host = host_cpus >= 0;
+    spin_ = one_host && size <= host_cpus;
     if (one_host) {
         const double mine_s = wtime_less_host_clock();
         double root_s = mine_s;
