@@ -4,7 +4,7 @@
 // starts after a barrier and is timed on the root; medians are printed. MPI_SUM on doubles, root 0.
 //
 //   mpirun -np N redux-latency-probe [--bytes B] [--iterations N]
-// The benchmark proper (issue 5) supersedes this probe.
+// mpi_bench, the benchmark proper, times more than this probe (algorithms side by side, sizes, an agreed start).
 #include "mpi/mpi_version.hpp"
 #include "redux/version.h"
 
