@@ -225,11 +225,13 @@ double host_clock_s() {
 // host's CLOCK_MONOTONIC (which both read), both spin to it, call, and a times from it to the call's return. One
 // call from a common start, as a program's ranks make it; in turns each call begins the moment the other's message
 // lands, with everything the pair touches still in its caches, and takes less: 2 ranks bound to the cores of a VM,
-// an 8 B reduce took 0.40 us in turns and 0.48 from a common start (the ping-pong's d 0.38). A call that a rank
-// began after the start (it got the start late: ranks that share cores) is not counted; b says so in what it sends.
-// At least kCallsAtLeast counted, more while the calls have taken less than kSizeBudget_s, at most kMaxRoundTrips
-// counted and 4 kMaxRoundTrips made; false in `counted` if fewer than kCallsAtLeast were on time. a decides, and a
-// start of 0 tells b to stop.
+// an 8 B reduce took 0.40 us in turns and 0.48 from a common start (the ping-pong's d 0.38). A call whose start
+// either rank got after it had passed is not counted (b says so in what it sends): where the pair shares a CPU after
+// all (ranks bound to one; thread_each counts the node's cgroup, not the binding) the rank that spins holds it and the
+// other gets nearly every start late. At least kCallsAtLeast counted, more while the calls have taken less than
+// kSizeBudget_s, at most kMaxRoundTrips counted; a stops after 4 kMaxRoundTrips calls, or after 4 kCallsAtLeast of
+// which fewer than half counted (each late call can cost a time slice); false in `counted` if fewer than
+// kCallsAtLeast were on time. a decides, and a start of 0 tells b to stop.
 int time_call_from_start(MPI_Comm pair, bool first, double& took_s, bool& counted) {
     std::vector<double> took;
     const double begin = MPI_Wtime();
@@ -239,7 +241,8 @@ int time_call_from_start(MPI_Comm pair, bool first, double& took_s, bool& counte
             const auto timed = static_cast<int>(took.size());
             const bool enough =
                 timed >= kCallsAtLeast && (timed >= kMaxRoundTrips || MPI_Wtime() - begin >= kSizeBudget_s);
-            start_s = enough || call > 4 * kMaxRoundTrips ? 0 : host_clock_s() + kCallStartAhead_s;
+            const bool mostly_late = call >= 4 * kCallsAtLeast && 2 * timed < call;
+            start_s = enough || mostly_late || call >= 4 * kMaxRoundTrips ? 0 : host_clock_s() + kCallStartAhead_s;
         }
         REDUX_MPI(PMPI_Bcast(&start_s, 1, MPI_DOUBLE, 0, pair));
         if (start_s == 0) break;
@@ -263,10 +266,14 @@ int time_call_from_start(MPI_Comm pair, bool first, double& took_s, bool& counte
 // not theirs.
 int time_call(MPI_Comm pair, bool first, bool thread_each, double d8_s, double& call_s) {
     double took_s = 0;
-    bool counted = false;
-    if (thread_each && !kSimulatedRanks) REDUX_MPI(time_call_from_start(pair, first, took_s, counted));
-    REDUX_MPI(PMPI_Bcast(&counted, 1, MPI_C_BOOL, 0, pair));
-    if (!counted) REDUX_MPI(time_call_in_turns(pair, first, took_s));
+    int counted = 0;  // a's verdict, which b takes
+    if (thread_each && !kSimulatedRanks) {
+        bool enough = false;
+        REDUX_MPI(time_call_from_start(pair, first, took_s, enough));
+        counted = enough ? 1 : 0;
+        REDUX_MPI(PMPI_Bcast(&counted, 1, MPI_INT, 0, pair));
+    }
+    if (counted == 0) REDUX_MPI(time_call_in_turns(pair, first, took_s));
     call_s = first ? std::max(0.0, took_s - d8_s) : 0;
     return MPI_SUCCESS;
 }
