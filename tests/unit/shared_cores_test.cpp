@@ -129,5 +129,19 @@ TEST(SharedCores, SelectionPredictsWithTheFloorAndRanksByMakespan) {
     }
 }
 
+// thread_per_rank (model/link_costs.hpp), which decides where calibration times a call from a common start: a node
+// has a thread per rank when its ranks in the list are no more than its threads; unknown threads (0) never do.
+TEST(SharedCores, AThreadPerRankCountsTheRanksOfTheRanksOwnNode) {
+    EXPECT_TRUE(thread_per_rank(one_node(2, 2), 0));
+    EXPECT_TRUE(thread_per_rank(one_node(2, 2), 1));
+    EXPECT_FALSE(thread_per_rank(one_node(3, 2), 2));
+    EXPECT_FALSE(thread_per_rank(one_node(2, 0), 0)) << "threads unknown";
+    // Node 0 with 3 ranks on 4 threads, node 1 with 3 ranks on 2: each rank is judged by its own node.
+    const std::vector<RankPlace> two_nodes = {{0, -1, 4}, {1, -1, 2}, {0, -1, 4}, {1, -1, 2}, {0, -1, 4}, {1, -1, 2}};
+    for (size_t r = 0; r < two_nodes.size(); ++r) {
+        EXPECT_EQ(thread_per_rank(two_nodes, r), two_nodes[r].node == 0) << "rank " << r;
+    }
+}
+
 }  // namespace
 }  // namespace redux

@@ -460,11 +460,7 @@ int measure_node_pairs(MPI_Comm comm, int rank, const Topology& topology, NodePa
 // start). Where ranks share threads, a rank that got the start in time may still wait for the scheduler after it;
 // there, as between nodes, calls in turns.
 bool thread_each(const Topology& topology, int a, int b) {
-    const RankPlace& at = topology.place[static_cast<size_t>(a)];
-    if (topology.place[static_cast<size_t>(b)].node != at.node || at.node_cpus <= 0) return false;
-    const auto ranks = std::count_if(topology.place.begin(), topology.place.end(),
-                                     [&](const RankPlace& p) { return p.node == at.node; });
-    return ranks <= at.node_cpus;
+    return topology.link(a, b) != LinkClass::other_node && thread_per_rank(topology.place, static_cast<size_t>(a));
 }
 
 }  // namespace

@@ -22,6 +22,13 @@ LinkClass link_class(const RankPlace& a, const RankPlace& b) {
     return LinkClass::same_node;
 }
 
+bool thread_per_rank(const std::vector<RankPlace>& place, size_t r) {
+    const RankPlace& at = place[r];
+    if (at.node_cpus <= 0) return false;
+    const auto ranks = std::count_if(place.begin(), place.end(), [&](const RankPlace& p) { return p.node == at.node; });
+    return ranks <= at.node_cpus;
+}
+
 namespace {
 
 // The line from `left` to `right` at `bytes` (left.bytes <= bytes <= right.bytes).

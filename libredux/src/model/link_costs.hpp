@@ -37,6 +37,10 @@ struct RankPlace {
 
 LinkClass link_class(const RankPlace& a, const RankPlace& b);
 
+// Whether place[r]'s node has a hardware thread for each of its ranks in `place` (by rank): false where it does not
+// say how many it has (node_cpus 0).
+bool thread_per_rank(const std::vector<RankPlace>& place, size_t r);
+
 struct PingSample {
     size_t bytes = 0;
     double one_way_s = 0;  // half a round trip
