@@ -2,6 +2,8 @@
 
 #include "yielding.hpp"
 
+#include "core/host_clock.hpp"
+
 #include <sched.h>
 #include <time.h>
 
@@ -10,6 +12,8 @@
 
 namespace redux_bench {
 namespace {
+
+using redux::host_clock_s;
 
 constexpr int kOffsetSamples = 20;
 constexpr int kMarginSamples = 10;
@@ -50,12 +54,6 @@ int one_host_cpus(MPI_Comm comm) {
     MPI_Comm_free(&host);
     return all_of_yielding(host_size == size, comm) ? CPU_COUNT(&allowed) : -1;
 #endif
-}
-
-double host_clock_s() {
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
 // MPI_Wtime less the host's CLOCK_MONOTONIC: the same for every process of a host at one instant, up to the MPI

@@ -40,11 +40,11 @@
 #include "calib/link_calibration.hpp"
 
 #include "core/calibration_file.hpp"
+#include "core/host_clock.hpp"
 #include "core/median.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/yielding.hpp"
 
-#include <time.h>
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -213,12 +213,6 @@ int time_call_in_turns(MPI_Comm pair, bool first, double& took_s) {
     }
     took_s = first ? median(took) : 0;
     return MPI_SUCCESS;
-}
-
-double host_clock_s() {
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
 // The same call, to a, from a start both ranks of one host agree on: a sends b a time kCallStartAhead_s ahead on the
