@@ -5,6 +5,7 @@
 //
 //   mpirun -np N redux-latency-probe [--bytes B] [--iterations N]
 // mpi_bench, the benchmark proper, times more than this probe (algorithms side by side, sizes, an agreed start).
+#include "core/median.hpp"
 #include "mpi/mpi_version.hpp"
 #include "redux/version.h"
 
@@ -18,14 +19,7 @@
 #include <cstring>
 #include <vector>
 
-namespace {
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-}  // namespace
+using redux::median;
 
 int main(int argc, char** argv) {
     if (argc == 2 && !std::strcmp(argv[1], "--version")) {  // before MPI_Init: no launcher needed

@@ -11,6 +11,7 @@
 // --late-ms L makes rank 2 start L ms late, so that its partial result is announced while the root folds
 // rank 1's: then only polling during the fold lets its transfer start before the fold ends. Predictions:
 // with overlap max(d + c, L + d) + c, without max(d + c, L) + d + c.
+#include "core/median.hpp"
 #include "mpi/mpi_version.hpp"
 #include "redux/version.h"
 
@@ -38,10 +39,7 @@ void delay_sum(void* in, void* inout, int* len, MPI_Datatype*) {
     std::this_thread::sleep_for(std::chrono::nanoseconds(g_delay_ns * *len));
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
+using redux::median;
 
 }  // namespace
 
