@@ -1,7 +1,7 @@
 // The shared cores' floor (libredux/src/plan/shared_cores.hpp): a node with more ranks than hardware threads needs
 // at least (its ranks' transfers to each other, d each, + their folds, c each) / threads, whatever the tree. Every
 // expectation is counted here from the tree's shape (n - 1 transfers on one node; two-level's per node), not
-// taken from the floor's own code; and plan selection still ranks by makespan.
+// taken from the floor's own code; and plan selection ranks by the floored prediction, then by makespan.
 #include "plan/shared_cores.hpp"
 #include "plan/select.hpp"
 
@@ -126,6 +126,39 @@ TEST(SharedCores, SelectionPredictsWithTheFloorAndRanksByMakespan) {
         EXPECT_DOUBLE_EQ(shared.candidates[i].predicted_s,
                          std::max(free_cores.candidates[i].predicted_s, 7 * (kD + 0.01) / 2))
             << strategy_name(shared.candidates[i].strategy);
+    }
+}
+
+// A long vector: with a thread per rank the model pipelines it (a plan in several segments wins); on 2 threads every
+// segment's transfer pays its latency on the shared threads, so an unsegmented tree predicts least: (n - 1)(d + c) / 2
+// (its makespan, about log2(n)(d + c), is below that floor), and the winner is the one with the smallest makespan
+// among them. Runners-up follow in order of prediction.
+TEST(SharedCores, SelectionRanksByTheFloorThenByMakespan) {
+    SelectionInput input;
+    input.ranks = 8;
+    input.costs = Costs{kD, kC};
+    input.elements = 1 << 20;
+    input.latency_s = 0.05 * kD;
+    input.segments = 0;
+    input.place = one_node(8, 8);
+    const Selection free_cores = select_plan(input);
+    ASSERT_GT(free_cores.plan.segments, 1) << "the test needs a pipelined winner with a thread per rank";
+    input.place = one_node(8, 2);
+    const Selection shared = select_plan(input);
+    EXPECT_EQ(shared.plan.segments, 1);
+    EXPECT_NEAR(shared.plan.predicted_s(), 7 * (kD + kC) / 2, 1e-9);
+    PlanRequest optimal{8, input.costs, Strategy::optimal};
+    EXPECT_NEAR(shared.plan.makespan_s, make_plan(optimal).makespan_s, 1e-9) << "the least makespan at the floor";
+    for (const Candidate& c : shared.candidates) {
+        EXPECT_GE(c.predicted_s, shared.plan.predicted_s() * (1 - 1e-9)) << strategy_name(c.strategy);
+        if (c.segments > 1) {
+            EXPECT_GT(c.predicted_s, 7 * (kD + kC) / 2) << strategy_name(c.strategy);
+        }
+    }
+    double previous = shared.plan.predicted_s();
+    for (const Plan& r : shared.runners_up) {
+        EXPECT_GE(r.predicted_s(), previous);
+        previous = r.predicted_s();
     }
 }
 

@@ -139,8 +139,8 @@ struct Plan {
     double lower_bound_s = 0;  // Lemma 5 for the optimum of this n, d, c (every cost at its minimum)
     double upper_bound_s = 0;  // Proposition 6 (every cost at its maximum)
 
-    // What the plan predicts: its makespan, or the shared cores' floor where that is larger. Plans are ranked by
-    // makespan_s.
+    // What the plan predicts: its makespan, or the shared cores' floor where that is larger. Plan selection ranks
+    // plans by it, then by makespan_s (plan/select.cpp).
     double predicted_s() const { return std::max(makespan_s, shared_cores_floor_s); }
 
     int32_t tree_of(int64_t segment) const {

@@ -79,8 +79,9 @@ constexpr int32_t kMaxPerLinkRanks = 1024;
 bool strategy_applies(const StrategyInfo& info, const SelectionInput& input);
 
 // The plan for `input`: the requested strategy (the optimal tree when it does not apply), or with auto the
-// fastest predicted candidate, each in its own segment count when input.segments is 0; among predictions within 0.01 %
-// of each other the one with the fewest transfers between nodes, then the first in table order. Throws
+// fastest predicted candidate (Plan::predicted_s: where ranks share cores, floored), each in its own segment count
+// when input.segments is 0; among predictions within 0.01 % of each other the smaller makespan, then the fewest
+// transfers between nodes, then the first in table order. Throws
 // std::invalid_argument on invalid input (validate()).
 Selection select_plan(const SelectionInput& input);
 

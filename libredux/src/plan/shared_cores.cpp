@@ -7,8 +7,9 @@
 // ranks' transfers to each other + the c of the folds they end in) / C, whatever the tree: a floor under the
 // predicted time. A prediction is the plan's makespan or this floor, whichever is larger.
 //
-// The planner ranks plans by their makespan alone: on one node every tree of n ranks makes n - 1 transfers per
-// segment and has the same floor, so the floor would only make them tie. Measured (Open MPI, 2 cores, ranks
+// Plan selection ranks plans by this prediction, then by makespan (plan/select.cpp): on one node every unsegmented
+// tree of n ranks makes n - 1 transfers and has the same floor, so there the makespan decides as before; a plan in
+// k segments makes k (n - 1) transfers, each paying its latency, and ranks behind. Measured (Open MPI, 2 cores, ranks
 // unbound, barrier start, 8 B .. 4 KiB): the tree with the most messages in flight together, predicted at 0.3 of
 // the binomial tree's time on 8 ranks, measured at 0.6-0.95 of it, and at 2.2-3.6x its prediction; with the floor
 // at 0.67-1.14x (docs/results/mpi_bench/predictions-local/shared-cores/).
