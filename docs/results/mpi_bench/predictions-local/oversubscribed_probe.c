@@ -9,7 +9,7 @@
      span  the same calls, from the first rank to leave the barrier to the root's completion (CLOCK_MONOTONIC,
            one clock for every rank of one host).
    Built with mpicc.openmpi -O2; run as mpirun.openmpi --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
-   -np N (unbound, as the main job runs ranks). shared_cores_probe.txt holds its output. */
+   -np N (unbound, as the main job runs ranks). oversubscribed_probe.txt holds its output. */
 #include <mpi.h>
 #include <sched.h>
 #include <stdio.h>
