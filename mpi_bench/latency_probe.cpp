@@ -5,9 +5,9 @@
 //
 //   mpirun -np N redux-latency-probe [--bytes B] [--iterations N]
 // mpi_bench, the benchmark proper, times more than this probe (algorithms side by side, sizes, an agreed start).
-#include "core/median.hpp"
 #include "mpi/mpi_version.hpp"
 #include "redux/version.h"
+#include "util/median.hpp"
 
 #include "redux/redux.h"
 

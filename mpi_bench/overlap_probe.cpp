@@ -11,9 +11,9 @@
 // --late-ms L makes rank 2 start L ms late, so that its partial result is announced while the root folds
 // rank 1's: then only polling during the fold lets its transfer start before the fold ends. Predictions:
 // with overlap max(d + c, L + d) + c, without max(d + c, L) + d + c.
-#include "core/median.hpp"
 #include "mpi/mpi_version.hpp"
 #include "redux/version.h"
+#include "util/median.hpp"
 
 #include "redux/redux.h"
 

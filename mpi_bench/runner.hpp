@@ -9,10 +9,10 @@
 #pragma once
 
 #include "comparison.hpp"
-#include "core/auto_select.hpp"
 #include "costs.hpp"
 #include "ops.hpp"
 #include "options.hpp"
+#include "policy/auto_select.hpp"
 #include "stats.hpp"
 
 #include "start_clock.hpp"

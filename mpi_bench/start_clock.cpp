@@ -2,7 +2,7 @@
 
 #include "yielding.hpp"
 
-#include "core/host_clock.hpp"
+#include "util/host_clock.hpp"
 
 #include <sched.h>
 #include <time.h>

@@ -4,12 +4,12 @@
 //   redux-info [--json]                  one process
 //   mpirun -n N redux-info [--json]      rank 0 prints, and says which ranks' settings differ from its own
 //
-// The settings are read and judged by libredux's own parser (core/config.hpp), the calibration file by its
-// own loader (core/calibration_file.hpp, through core/calibration_summary.hpp), so what is shown is what the
+// The settings are read and judged by libredux's own parser (policy/config.hpp), the calibration file by its
+// own loader (policy/calibration_file.hpp, through policy/calibration_summary.hpp), so what is shown is what the
 // library would take. Exit status: 0, or 2 for a bad command line.
-#include "core/calibration_summary.hpp"
-#include "core/config.hpp"
 #include "mpi/mpi_version.hpp"
+#include "policy/calibration_summary.hpp"
+#include "policy/config.hpp"
 #include "redux/version.h"
 
 #include <mpi.h>
@@ -70,7 +70,7 @@ std::string seconds_text(double s) {
 }
 
 // The ranks (other than 0) whose shared settings differ from rank 0's, and which settings differ: libredux
-// would use rank 0's on them (exec/comm_state.cpp).
+// would use rank 0's on them (api/comm_state.cpp).
 struct Differing {
     std::vector<int> ranks;
     std::string settings;

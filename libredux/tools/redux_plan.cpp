@@ -12,26 +12,26 @@
 //              [--root R] [--noncommutative] [--format json|text]
 //
 // Segments: the vector of E elements is cut into M segments (auto: the count the model predicts fastest), each
-// moved in L + (D - L) e / E and folded in C e / E (plan/segments.cpp).
+// moved in L + (D - L) e / E and folded in C e / E (plan/predict/segments.cpp).
 //
 // --steady-state: instead of one plan, the best throughput of a series of reductions of one segment each, the
-// steady state of Legrand, Marchal & Robert (plan/steady_state_costs.hpp): TP, the weighted trees that reach it,
-// the best tree alone, and the time it predicts for the M segments of the vector (steady_state_format.hpp).
+// steady state of Legrand, Marchal & Robert (plan/steady_state/steady_state_costs.hpp): TP, the weighted trees that
+// reach it, the best tree alone, and the time it predicts for the M segments of the vector (steady_state_format.hpp).
 //
-// --library-tree: the time the model predicts for a tree an MPI library's own reduce runs (plan/library_trees.hpp),
+// --library-tree: the time the model predicts for a tree an MPI library's own reduce runs (study/library_trees.hpp),
 // so that a measured "libredux / the library" can be held against the model's ratio.
 //
 // The command line is parsed into a PlanRequest, checked with redux::validate (so the tool and the library
 // reject the same requests), planned with redux::make_plan and written by plan_format. Exit status: 0 on
 // success and for --help, 2 for a bad command line (one line on stderr saying what is wrong), 1 otherwise.
 #include "model/cost_file.hpp"
-#include "plan/library_trees.hpp"
 #include "plan/planner.hpp"
-#include "plan/steady_state_costs.hpp"
-#include "plan/tree_packing.hpp"
+#include "plan/steady_state/steady_state_costs.hpp"
+#include "plan/steady_state/tree_packing.hpp"
 #include "plan_format.hpp"
 #include "redux/version.h"
 #include "steady_state_format.hpp"
+#include "study/library_trees.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -186,7 +186,7 @@ void add_options(CLI::App& app, CommandLine& line) {
         ->type_name("B");
     app.add_option("--library-tree", line.library_tree_text,
                    "instead of a plan, the time the model predicts for a tree an MPI library's reduce runs: binomial, "
-                   "knomial:K or in-order-binary (plan/library_trees.hpp); json or text")
+                   "knomial:K or in-order-binary (study/library_trees.hpp); json or text")
         ->type_name("NAME");
     app.footer("Exit status: 0 on success, 2 for a bad command line or cost file.");
 }

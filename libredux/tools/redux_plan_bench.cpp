@@ -4,9 +4,9 @@
 //
 // BM_Algorithm1 times the tree builder alone; BM_MakePlan the whole plan (tree, Proposition 3 times, layout,
 // simulation). The bytes_per_rank counter is what the returned plan holds per rank.
-#include "plan/greedy.hpp"
 #include "plan/planner.hpp"
-#include "plan/transfers_limited.hpp"
+#include "plan/trees/greedy.hpp"
+#include "plan/trees/transfers_limited.hpp"
 #include "redux/version.h"
 
 #include <benchmark/benchmark.h>

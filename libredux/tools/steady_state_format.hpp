@@ -1,12 +1,12 @@
 // Renders redux-plan --steady-state's result for people (text) and programs (JSON): the throughput of a series of
 // reductions of one segment each, the weighted trees that reach it, the best tree alone and the time predicted
-// for the vector (plan/steady_state_costs.hpp).
+// for the vector (plan/steady_state/steady_state_costs.hpp).
 #pragma once
 
 #include "plan/planner.hpp"
-#include "plan/steady_state.hpp"
-#include "plan/steady_state_costs.hpp"
-#include "plan/weighted_trees.hpp"
+#include "plan/steady_state/steady_state.hpp"
+#include "plan/steady_state/steady_state_costs.hpp"
+#include "plan/steady_state/weighted_trees.hpp"
 
 #include <cstdint>
 #include <ostream>

@@ -7,7 +7,7 @@
 // mention every rank. The layouts rarely if ever need the final sink -> root transfer, so the formatter is also fed a
 // plan that has one.
 #include "plan/planner.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/simulator.hpp"
 #include "plan_format.hpp"
 #include "run_command.hpp"
 

@@ -3,7 +3,7 @@
 // and the requested model, the paper's examples must come out as worked by hand, the per-class form must mean
 // the same as the per-pair form, and bad files or combinations must exit 2 with a message.
 #include "model/hetero_costs.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/simulator.hpp"
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>

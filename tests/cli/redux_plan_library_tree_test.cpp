@@ -1,8 +1,8 @@
 // redux-plan --library-tree: the prediction for an MPI library's tree, run as a user runs it. The printed time must
-// be the simulator's on the library's tree (built here from plan/library_trees.hpp, simulated with the model), the
+// be the simulator's on the library's tree (built here from study/library_trees.hpp, simulated with the model), the
 // options that make no sense with it must exit 2, and an unknown tree must say which ones exist.
-#include "plan/library_trees.hpp"
 #include "run_command.hpp"
+#include "study/library_trees.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -4,8 +4,8 @@
 // fill plus the further segments at TP; per-link costs must give what the library gives in-process; and what the
 // solvers cannot do (too many ranks, no segment count, other options) must exit 2 with a message.
 #include "model/cost_file.hpp"
-#include "plan/steady_state_costs.hpp"
-#include "plan/tree_packing.hpp"
+#include "plan/steady_state/steady_state_costs.hpp"
+#include "plan/steady_state/tree_packing.hpp"
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>

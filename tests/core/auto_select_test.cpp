@@ -1,9 +1,9 @@
-// AutoSelect (libredux/src/core/auto_select.hpp): trials alternate planned and native in rounds; the planned
+// AutoSelect (libredux/src/policy/auto_select.hpp): trials alternate planned and native in rounds; the planned
 // tree wins only when clearly faster (the middle halves of the agreed samples do not overlap), native when
 // clearly faster or still overlapping after the last round; a tree the trials chose takes turns with native,
 // timed in place, and stays only if its median is below native's there too; a drifting window or the periodic
 // recheck restarts the trials; decided native calls are not timed.
-#include "core/auto_select.hpp"
+#include "policy/auto_select.hpp"
 
 #include <gtest/gtest.h>
 

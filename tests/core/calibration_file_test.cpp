@@ -1,11 +1,11 @@
-// The calibration file (libredux/src/core/calibration_file.hpp): what is written is read back; a missing,
+// The calibration file (libredux/src/policy/calibration_file.hpp): what is written is read back; a missing,
 // corrupt, truncated, foreign, other-version or stale file, or one for another layout, is not used and says
 // why; only a missing file or libredux's own is ever written, any other file (a C source, another program's
 // JSON, an empty file, a directory, a FIFO) is left byte for byte as it was; errors name the configured path
 // and the OS's reason; concurrent writers (processes) leave a valid file. Version 2 keeps each link's measured
 // points, read back exactly; a version-1 file (libredux's, one line per link) is stale and replaced; malformed
 // points make a file corrupt.
-#include "core/calibration_file.hpp"
+#include "policy/calibration_file.hpp"
 
 #include "model/link_costs.hpp"
 

@@ -1,7 +1,7 @@
-// parse_config (libredux/src/core/config.hpp): every variable's valid values are taken, and an invalid value
+// parse_config (libredux/src/policy/config.hpp): every variable's valid values are taken, and an invalid value
 // gives one message naming the variable and the value, and makes every reduce native. No MPI is started:
 // parse_config is a pure function of the lookup it is given.
-#include "core/config.hpp"
+#include "policy/config.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// Which MPI a library version text names (core/mpi_library.hpp), the table of known native MPI_Reduce failures
-// (core/native_failures.hpp), and auto's exclusion of native (core/auto_select.hpp) -- all without MPI.
-#include "core/native_failures.hpp"
-#include "core/auto_select.hpp"
-#include "core/mpi_library.hpp"
+// Which MPI a library version text names (policy/mpi_library.hpp), the table of known native MPI_Reduce failures
+// (policy/native_failures.hpp), and auto's exclusion of native (policy/auto_select.hpp) -- all without MPI.
+#include "policy/native_failures.hpp"
+#include "policy/auto_select.hpp"
+#include "policy/mpi_library.hpp"
 
 #include <gtest/gtest.h>
 

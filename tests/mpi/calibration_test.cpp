@@ -5,10 +5,10 @@
 //   - auto's decision log: one JSON line per decision with the documented fields, native_s and planned_s
 //     measured, the strategy the faster one; an explicit strategy logs its plan without them;
 //   - ranks that outnumber the host's hardware threads (mpirun --oversubscribe) predict no less than their n - 1
-//     transfers and folds over the threads (plan/shared_cores.hpp), and ranks that do not, no floor at all.
+//     transfers and folds over the threads (plan/predict/shared_cores.hpp), and ranks that do not, no floor at all.
 // This executable sets REDUX_REPORT itself, before libredux reads its configuration (a static initializer
 // runs before main): a file per job, named after the launcher process all ranks share.
-#include "core/auto_select.hpp"
+#include "policy/auto_select.hpp"
 #include "request_counter.hpp"
 
 #include <redux/redux.h>

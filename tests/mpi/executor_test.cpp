@@ -21,8 +21,8 @@
 // messages are sent eagerly).
 #include "exec/executor.hpp"
 #include "counting_errhandler.hpp"
-#include "plan/multi_tree.hpp"
 #include "plan/planner.hpp"
+#include "plan/steady_state/multi_tree.hpp"
 #include "reduce_check.hpp"
 #include "request_counter.hpp"
 #include "user_ops.hpp"

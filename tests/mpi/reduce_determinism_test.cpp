@@ -6,7 +6,7 @@
 // Under auto (the default), the first calls of a key (at most AutoSelect::kMaxCallsToDecide) take turns between a
 // few planned trees and the MPI library's own reduce, which add in other orders: auto promises the same bits once it
 // has decided, so the test makes those calls first.
-#include "core/auto_select.hpp"
+#include "policy/auto_select.hpp"
 #include "reduce_check.hpp"
 #include "yielding_wait.hpp"
 

@@ -1,5 +1,5 @@
 // MPI_IN_PLACE at every root under REDUX_ALGORITHM=auto (unset), where the MPI library's own reduce is known to
-// fail (core/native_failures.hpp: Debian 12's MPICH 4.0.2 crashes in MPI_Reduce with MPI_IN_PLACE at a root
+// fail (policy/native_failures.hpp: Debian 12's MPICH 4.0.2 crashes in MPI_Reduce with MPI_IN_PLACE at a root
 // other than 0 for commutative ops over 2048 bytes). auto runs trial calls of the library's reduce, so before
 // libredux knew of the failure these tests died with SIGSEGV at the first in-place trial under MPICH; now auto
 // must not try native on such a key -- the planned tree answers -- and every result must be right. Under Open
@@ -8,9 +8,9 @@
 // Each key is called kCalls times, more than auto's first round of trials (2 * AutoSelect::kTrials), half through
 // MPI_Reduce (libredux's interposed definition) and half through redux_reduce_ex, whose call info tells what ran. Every
 // call's data depend on the call, and the results are checked against a closed form computed here.
-#include "core/auto_select.hpp"
-#include "core/mpi_library.hpp"
-#include "core/native_failures.hpp"
+#include "policy/auto_select.hpp"
+#include "policy/mpi_library.hpp"
+#include "policy/native_failures.hpp"
 
 #include "redux/redux.h"
 

@@ -13,7 +13,7 @@
 #include "random_calls.hpp"
 #include "reduce_check.hpp"
 
-#include "exec/comm_state.hpp"
+#include "api/comm_state.hpp"
 
 #include <redux/algorithms.h>
 #include <redux/redux.h>

@@ -1,4 +1,4 @@
-// The settled-native record (exec/settled_native.hpp): once auto has settled a key on the MPI library's own
+// The settled-native record (api/settled_native.hpp): once auto has settled a key on the MPI library's own
 // reduce, a call that repeats the thread's last such call goes to PMPI_Reduce from a per-thread record, without
 // looking the communicator or the plan up. The record must never outlive what it points at nor answer for
 // another call. Each case makes it (a key auto decided for native, then repeated) and changes one thing: the
@@ -11,8 +11,8 @@
 // auto settles on native and the record is made. With REDUX_TEST_EXPECT_NATIVE=1 the test also requires that
 // the calls after each decision ran native (the call info says so), so that the record is known to have been
 // used.
-#include "core/auto_select.hpp"
-#include "exec/comm_state.hpp"
+#include "api/comm_state.hpp"
+#include "policy/auto_select.hpp"
 
 #include "redux/redux.h"
 

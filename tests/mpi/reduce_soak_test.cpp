@@ -28,7 +28,7 @@
 #include "reduce_check.hpp"
 #include "yielding_wait.hpp"
 
-#include "exec/comm_state.hpp"
+#include "api/comm_state.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>

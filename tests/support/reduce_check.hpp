@@ -63,7 +63,7 @@ bool mpi_library_is(const char* vendor);
 // not 0 and the message exceeds 2048 bytes; PMPI_Ireduce is fine) and the call may reach it: under
 // REDUX_ALGORITHM=native, or when `may_reach_pmpi` (a call libredux may leave to MPI, or that asks for native).
 // check_reduce then makes the call without MPI_IN_PLACE. Under auto libredux itself never tries MPICH's reduce
-// there (core/native_failures.hpp), so auto gets in-place calls at every root.
+// there (policy/native_failures.hpp), so auto gets in-place calls at every root.
 bool in_place_is_safe(MPI_Datatype datatype, int count, int root, bool may_reach_pmpi = false);
 
 // Describes a call for failure messages: "operand name, comm size 4, root 2, count 17, in place".

@@ -5,8 +5,8 @@
 // holds against the optimum holds against it too. The static trees are built here from the paper's own
 // definitions (Section 3.2), independently of the planner.
 #include "hetero_exhaustive.hpp"
-#include "plan/simulator.hpp"
-#include "plan/tree_dyn.hpp"
+#include "plan/predict/simulator.hpp"
+#include "study/tree_dyn.hpp"
 
 #include <gtest/gtest.h>
 

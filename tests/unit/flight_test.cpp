@@ -1,12 +1,12 @@
 // The model with a time in flight (model/costs.hpp: L of d leaves the receiver's port free): Algorithm 1
-// generalised (plan/greedy.cpp) against exhaustive search, Proposition 3 generalised (plan/schedule.cpp) against
-// the event simulator, hand-worked cases, and L = 0 giving Canon & Antoniu's trees and times unchanged.
+// generalised (plan/trees/greedy.cpp) against exhaustive search, Proposition 3 generalised (plan/predict/schedule.cpp)
+// against the event simulator, hand-worked cases, and L = 0 giving Canon & Antoniu's trees and times unchanged.
 #include "exhaustive.hpp"
-#include "plan/bounds.hpp"
-#include "plan/fixed_trees.hpp"
-#include "plan/greedy.hpp"
-#include "plan/schedule.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/bounds.hpp"
+#include "plan/predict/schedule.hpp"
+#include "plan/predict/simulator.hpp"
+#include "plan/trees/fixed_trees.hpp"
+#include "plan/trees/greedy.hpp"
 
 #include <gtest/gtest.h>
 

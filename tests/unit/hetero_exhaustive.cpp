@@ -1,6 +1,6 @@
 #include "hetero_exhaustive.hpp"
 
-#include "plan/simulator.hpp"
+#include "plan/predict/simulator.hpp"
 
 #include <algorithm>
 #include <limits>

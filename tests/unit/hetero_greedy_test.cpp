@@ -1,12 +1,12 @@
 // The heterogeneous greedy tree: with uniform costs it is Algorithm 1 (so optimal, Theorem 4); with
 // heterogeneous costs a heuristic whose gap to exhaustive search over every labelled tree is measured here.
-#include "plan/hetero_greedy.hpp"
+#include "plan/trees/hetero_greedy.hpp"
 #include "exhaustive.hpp"
 #include "hetero_exhaustive.hpp"
-#include "model/gamma_noise.hpp"
-#include "plan/greedy.hpp"
-#include "plan/simulator.hpp"
-#include "plan/snf.hpp"
+#include "plan/predict/simulator.hpp"
+#include "plan/trees/greedy.hpp"
+#include "plan/trees/snf.hpp"
+#include "study/gamma_noise.hpp"
 
 #include <gtest/gtest.h>
 

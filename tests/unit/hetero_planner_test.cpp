@@ -1,9 +1,9 @@
 // make_plan with heterogeneous costs: the heterogeneous strategies end on the root, every rank is folded once,
 // children are folded in the order they arrive, and the prediction is the simulator's under the request's costs
 // and model; the homogeneous strategies are evaluated under those costs.
-#include "model/gamma_noise.hpp"
 #include "plan/planner.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/simulator.hpp"
+#include "study/gamma_noise.hpp"
 
 #include <gtest/gtest.h>
 

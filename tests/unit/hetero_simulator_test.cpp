@@ -2,9 +2,9 @@
 // results, and small schedules worked out by hand. Gamma noise: the mean and CV it promises, reproducibly.
 #include "exhaustive.hpp"
 #include "hetero_exhaustive.hpp"
-#include "model/gamma_noise.hpp"
-#include "plan/greedy.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/simulator.hpp"
+#include "plan/trees/greedy.hpp"
+#include "study/gamma_noise.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
-// Karp, Sahay, Santos & Schauser's summation tree (plan/ksss.cpp) on our model with a time in flight: P(T)
+// Karp, Sahay, Santos & Schauser's summation tree (plan/trees/ksss.cpp) on our model with a time in flight: P(T)
 // against its recurrence and against exhaustive search, hand-worked cases, the tree against exhaustive search,
 // the binomial tree when nothing flies and folds are free, and against Algorithm 1 generalised (greedy.cpp),
 // which it was built independently of, tree by tree and as planned on ranks.
-#include "plan/ksss.hpp"
+#include "plan/trees/ksss.hpp"
 #include "exhaustive.hpp"
-#include "plan/bounds.hpp"
-#include "plan/greedy.hpp"
 #include "plan/planner.hpp"
-#include "plan/schedule.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/bounds.hpp"
+#include "plan/predict/schedule.hpp"
+#include "plan/predict/simulator.hpp"
+#include "plan/trees/greedy.hpp"
 
 #include <gtest/gtest.h>
 

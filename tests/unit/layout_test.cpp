@@ -3,7 +3,7 @@
 // the root for commutative ones -- for every n <= 64, every root, every strategy.
 #include "plan/layout.hpp"
 #include "plan/planner.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/simulator.hpp"
 
 #include <gtest/gtest.h>
 

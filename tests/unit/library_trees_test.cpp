@@ -1,7 +1,7 @@
-// The MPI libraries' trees (plan/library_trees.cpp): their shapes against the libraries' own small examples and
+// The MPI libraries' trees (study/library_trees.cpp): their shapes against the libraries' own small examples and
 // definitions, hand-worked predictions, and the binomial tree's prediction against libredux's own binomial
 // strategy, which is built independently (Canon & Antoniu's relabelled binomial, planner.cpp).
-#include "plan/library_trees.hpp"
+#include "study/library_trees.hpp"
 #include "plan/planner.hpp"
 
 #include <gtest/gtest.h>

@@ -2,11 +2,11 @@
 // Section 6: the limits hold, the trees match exhaustive search (Theorems 7 and 9), Proposition 8 and
 // Corollary 11 bound their lengths, and the simulator replays their schedules exactly.
 #include "exhaustive.hpp"
-#include "plan/bounds.hpp"
-#include "plan/greedy.hpp"
-#include "plan/schedule.hpp"
-#include "plan/simulator.hpp"
-#include "plan/transfers_limited.hpp"
+#include "plan/predict/bounds.hpp"
+#include "plan/predict/schedule.hpp"
+#include "plan/predict/simulator.hpp"
+#include "plan/trees/greedy.hpp"
+#include "plan/trees/transfers_limited.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // Algorithm 1 (Canon & Antoniu, Section 5) against the theorems: optimality by exhaustive search (Theorem 4),
 // its predictions against the independent simulator, the bounds of Lemma 5 and Proposition 6, Figure 1.
 #include "exhaustive.hpp"
-#include "plan/bounds.hpp"
-#include "plan/greedy.hpp"
-#include "plan/schedule.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/bounds.hpp"
+#include "plan/predict/schedule.hpp"
+#include "plan/predict/simulator.hpp"
+#include "plan/trees/greedy.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The pipelined reductions of the encyclopedia entry "Reduce (parallel pattern)", under its own assumptions,
-// against the segmented model (libredux/src/plan/segments.cpp).
+// against the segmented model (libredux/src/plan/predict/segments.cpp).
 //
 // The entry's assumptions: a vector of n bytes cut into m segments; one step moves one segment, in
 // T_start + (n / m) T_byte; a rank sends one segment and receives one in the same step (full duplex, one port each
@@ -25,7 +25,7 @@
 //     printed value is smaller by the factor sqrt(2 (h - 3) / (3 (h - 2))) (0.71 at h = 6) and gives a longer
 //     reduction; the planner finds the true minimum.
 #include "plan/planner.hpp"
-#include "plan/segments.hpp"
+#include "plan/predict/segments.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-// The segmented model (libredux/src/plan/segments.cpp) and the choice of the segment count.
+// The segmented model (libredux/src/plan/predict/segments.cpp) and the choice of the segment count.
 //
 // Expectations are derived here by hand, not taken from the simulator: the unsegmented simulator at one segment,
 // closed forms for the chain (below, with their derivations), a two-stage pipeline under per-link costs, and a
 // search over every segment count for the choice.
-#include "plan/segments.hpp"
+#include "plan/predict/segments.hpp"
 #include "plan/planner.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/simulator.hpp"
 
 #include <gtest/gtest.h>
 

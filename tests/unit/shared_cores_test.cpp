@@ -1,8 +1,8 @@
-// The shared cores' floor (libredux/src/plan/shared_cores.hpp): a node with more ranks than hardware threads needs
-// at least (its ranks' transfers to each other, d each, + their folds, c each) / threads, whatever the tree. Every
-// expectation is counted here from the tree's shape (n - 1 transfers on one node; two-level's per node), not
+// The shared cores' floor (libredux/src/plan/predict/shared_cores.hpp): a node with more ranks than hardware threads
+// needs at least (its ranks' transfers to each other, d each, + their folds, c each) / threads, whatever the tree.
+// Every expectation is counted here from the tree's shape (n - 1 transfers on one node; two-level's per node), not
 // taken from the floor's own code; and plan selection ranks by the floored prediction, then by makespan.
-#include "plan/shared_cores.hpp"
+#include "plan/predict/shared_cores.hpp"
 #include "plan/select.hpp"
 
 #include <gtest/gtest.h>

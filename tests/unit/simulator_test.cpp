@@ -1,5 +1,5 @@
 // The model simulator on trees whose schedules can be worked out by hand, and on input that is not a tree.
-#include "plan/simulator.hpp"
+#include "plan/predict/simulator.hpp"
 
 #include <gtest/gtest.h>
 

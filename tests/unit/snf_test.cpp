@@ -2,10 +2,10 @@
 // EP timelines worked out by hand from their Figure 2, the optimum as the best EP schedule over every sender
 // order (their Section 3: every valid schedule converts to an EP one), cross-checked against exhaustive search
 // over every labelled tree in the simulator's no-overlap model.
-#include "plan/snf.hpp"
+#include "plan/trees/snf.hpp"
 #include "hetero_exhaustive.hpp"
-#include "model/gamma_noise.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/simulator.hpp"
+#include "study/gamma_noise.hpp"
 
 #include <gtest/gtest.h>
 

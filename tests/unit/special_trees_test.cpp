@@ -2,10 +2,10 @@
 // (which trees are optimal, and uniquely so), the strategies of Section 7.3 with their approximation ratios
 // (Theorems 18 and 19), and the tie-break that favours the real costs.
 #include "exhaustive.hpp"
-#include "plan/bounds.hpp"
-#include "plan/greedy.hpp"
-#include "plan/schedule.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/bounds.hpp"
+#include "plan/predict/schedule.hpp"
+#include "plan/predict/simulator.hpp"
+#include "plan/trees/greedy.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-// The steady-state platform of a segmented vector (plan/steady_state_costs.hpp): one segment's transfer and fold
-// times from homogeneous and per-link costs, the same rule as the segmented model (checked against make_plan on
-// a two-rank pipeline, whose makespan is m d_e + c_e when d_e >= c_e), the refusals, and the forecast of the
+// The steady-state platform of a segmented vector (plan/steady_state/steady_state_costs.hpp): one segment's transfer
+// and fold times from homogeneous and per-link costs, the same rule as the segmented model (checked against make_plan
+// on a two-rank pipeline, whose makespan is m d_e + c_e when d_e >= c_e), the refusals, and the forecast of the
 // weighted trees: a tree's throughput and makespan alone, and the predicted time.
-#include "plan/steady_state_costs.hpp"
+#include "plan/steady_state/steady_state_costs.hpp"
 #include "model/link_costs.hpp"
 #include "plan/planner.hpp"
-#include "plan/tree_packing.hpp"
+#include "plan/steady_state/tree_packing.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,15 +1,15 @@
-// The steady-state linear program of Legrand, Marchal & Robert (plan/steady_state.cpp), its weighted trees
-// (plan/weighted_trees.cpp) and the column generation that finds them directly (plan/tree_packing.cpp): optimal
-// throughputs worked out by hand on small platforms, the paper's Figure 6, an independent check of every
-// solution against the program's constraints, simple bounds on random platforms, the trees (valid reduction
-// trees whose weights add up to TP and whose flow the program allows, cycles cancelled), the per-rank form, the
-// period, Proposition 4's fixed-period bound, and the column generation's TP against the program's.
-#include "plan/steady_state.hpp"
-#include "plan/multi_tree.hpp"
-#include "plan/plain_trees.hpp"
+// The steady-state linear program of Legrand, Marchal & Robert (plan/steady_state/steady_state.cpp), its weighted trees
+// (plan/steady_state/weighted_trees.cpp) and the column generation that finds them directly
+// (plan/steady_state/tree_packing.cpp): optimal throughputs worked out by hand on small platforms, the paper's Figure
+// 6, an independent check of every solution against the program's constraints, simple bounds on random platforms, the
+// trees (valid reduction trees whose weights add up to TP and whose flow the program allows, cycles cancelled), the
+// per-rank form, the period, Proposition 4's fixed-period bound, and the column generation's TP against the program's.
+#include "plan/steady_state/steady_state.hpp"
 #include "plan/planner.hpp"
-#include "plan/tree_packing.hpp"
-#include "plan/weighted_trees.hpp"
+#include "plan/steady_state/multi_tree.hpp"
+#include "plan/steady_state/plain_trees.hpp"
+#include "plan/steady_state/tree_packing.hpp"
+#include "plan/steady_state/weighted_trees.hpp"
 
 #include <gtest/gtest.h>
 
@@ -444,7 +444,7 @@ TEST(SteadyState, FractionBelow) {
     EXPECT_EQ(fraction(-1.0, 10), (std::vector<int64_t>{}));
 }
 
-// Column generation over trees (plan/tree_packing.cpp) reaches the program's optimum: on the hand-worked
+// Column generation over trees (plan/steady_state/tree_packing.cpp) reaches the program's optimum: on the hand-worked
 // platforms and on random ones, with its trees valid, adding up to TP, a flow of the program, no more of them
 // than the master has rows, and its upper bound above the optimum.
 TEST(TreePacking, MatchesTheProgram) {

@@ -1,7 +1,7 @@
 // Tree-dyn and Non-Commut-Tree-dyn (Benoit, Canon & Marchal, RR-8315): schedules worked out by hand, the
 // neighbor rule, and Section 5's Markov chain against Monte Carlo runs of the simulator.
-#include "plan/tree_dyn.hpp"
-#include "model/gamma_noise.hpp"
+#include "study/tree_dyn.hpp"
+#include "study/gamma_noise.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The two-level tree (libredux/src/plan/two_level.hpp): every rank reaches the root, exactly one transfer per
+// The two-level tree (libredux/src/plan/trees/two_level.hpp): every rank reaches the root, exactly one transfer per
 // node other than the root's crosses nodes (its leader's), the root leads its node, and on nodes joined by
 // slow links it takes the minimum number of inter-node rounds.
-#include "plan/two_level.hpp"
+#include "plan/trees/two_level.hpp"
 #include "plan/planner.hpp"
 
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
-// The two-tree reduction (plan/two_tree.cpp): the trees' shape (both span the ranks, no rank is an inner node of
+// The two-tree reduction (plan/trees/two_tree.cpp): the trees' shape (both span the ranks, no rank is an inner node of
 // both, logarithmic height), every fold order checked by folding symbols (the sink ends with every rank's value
 // once, in rank order when the operator is not commutative), the segment-major simulation against the
 // single-tree one, a hand-worked pipeline, and the full bandwidth that is the point of two trees.
-#include "plan/two_tree.hpp"
+#include "plan/trees/two_tree.hpp"
 
 #include "plan/planner.hpp"
-#include "plan/segments.hpp"
+#include "plan/predict/segments.hpp"
 
 #include <gtest/gtest.h>
 

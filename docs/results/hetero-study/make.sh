@@ -5,7 +5,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="${1:-build}"
-study="${build}/libredux/tools/redux-study"
+study="${build}/libredux/study/redux-study"
 "${study}" dispersion --ranks 64 --runs 4000 --seed 1 > "${here}/dispersion.csv"
 "${study}" overlap --ranks 64 --runs 1000 --seed 1 > "${here}/overlap.csv"
 "${study}" clairvoyant --ranks 64 --runs 200 --seed 1 > "${here}/clairvoyant.csv"

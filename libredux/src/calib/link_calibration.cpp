@@ -39,11 +39,12 @@
 //      never replaced). store_calibration judges the file again when writing, and says why it did not.
 #include "calib/link_calibration.hpp"
 
-#include "core/calibration_file.hpp"
-#include "core/host_clock.hpp"
-#include "core/median.hpp"
 #include "mpi/mpi_check.hpp"
+#include "mpi/tags.hpp"
 #include "mpi/yielding.hpp"
+#include "policy/calibration_file.hpp"
+#include "util/host_clock.hpp"
+#include "util/median.hpp"
 
 #include <algorithm>
 #include <array>
@@ -58,7 +59,6 @@
 namespace redux {
 namespace {
 
-constexpr int kTagPing = 3;
 struct PingSize {
     size_t bytes;
     bool warm_up;     // one round trip first, not timed
@@ -71,7 +71,6 @@ constexpr PingSize kPingSizes[] = {{8, true, 5},         {1 << 10, true, 5},  {2
 // hundreds of small ones on one node, none more on a link of milliseconds.
 constexpr double kSizeBudget_s = 1e-3;
 constexpr int kMaxRoundTrips = 200;
-constexpr int kTagPingLast = 4;  // the last round trip of a size: the answering side stops after it
 // Before the first timed round trip, the pair ping-pongs 8 B messages for this long, untimed. Measured on 2 local
 // ranks (a VM, Open MPI; 500-trip windows): the first 10-13 ms of a ping-pong ran at 1.5-2.6 us one way, whatever the
 // job did before (nothing, loading hwloc's topology, a nonblocking collective), then at once 0.3-0.45 us, which is
@@ -122,8 +121,9 @@ LinkFits g_known;  // this process's link fits, by class
 
 // Timed half round trips of `bytes` between a and b (after one warm-up if `warm_up`), as many as `trips` says,
 // appended to `samples`; of kMedianOf or more, only their median (fit_link then keeps it, as the fastest of one).
-// The first side decides; the last trip's message carries kTagPingLast, which tells the other side to stop after
-// answering it.
+// The first side decides; the first byte of each trip's message says whether it is the last, after which the other
+// side stops. Both sides receive with tag tags::kPing only: a receive with MPI_ANY_TAG could take a message of
+// another protocol from the same peer (mpi/tags.hpp).
 int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, const Trips& trips,
               std::vector<char>& buffer, std::vector<PingSample>& samples) {
     if (buffer.size() < bytes) buffer.resize(bytes);
@@ -145,13 +145,13 @@ int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, c
         bool last = false;
         if (first) {
             last = trip >= trips.at_least && (trip >= trips.at_most || start - begin >= trips.budget_s);
-            REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, last ? kTagPingLast : kTagPing, comm));
-            REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+            buffer[0] = last ? 1 : 0;
+            REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, tags::kPing, comm));
+            REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, tags::kPing, comm, MPI_STATUS_IGNORE));
         } else {
-            MPI_Status status;
-            REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, MPI_ANY_TAG, comm, &status));
-            REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm));
-            last = status.MPI_TAG == kTagPingLast;
+            REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, tags::kPing, comm, MPI_STATUS_IGNORE));
+            last = buffer[0] != 0;
+            REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, tags::kPing, comm));
         }
         if (trip > 0) samples.push_back({bytes, (MPI_Wtime() - start) / 2});
         if (last) {
@@ -173,14 +173,14 @@ int time_flight(MPI_Comm comm, bool first, int peer, size_t bytes, const LinkFit
         const double start = MPI_Wtime();
         if (first) {
             for (int m = 0; m < kStreamMessages; ++m) {
-                REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm));
+                REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, tags::kPing, comm));
             }
-            REDUX_MPI(MPI_Recv(buffer.data(), 8, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+            REDUX_MPI(MPI_Recv(buffer.data(), 8, MPI_BYTE, peer, tags::kPing, comm, MPI_STATUS_IGNORE));
         } else {
             for (int m = 0; m < kStreamMessages; ++m) {
-                REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+                REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, tags::kPing, comm, MPI_STATUS_IGNORE));
             }
-            REDUX_MPI(MPI_Send(buffer.data(), 8, MPI_BYTE, peer, kTagPing, comm));
+            REDUX_MPI(MPI_Send(buffer.data(), 8, MPI_BYTE, peer, tags::kPing, comm));
         }
         const double took = MPI_Wtime() - start;
         if (stream > 0 && (fastest < 0 || took < fastest)) fastest = took;
@@ -294,9 +294,9 @@ int ping_pong(MPI_Comm comm, MPI_Comm pair, int rank, int a, int b, bool thread_
                 fastest = std::min(fastest, s->one_way_s);
             }
             more = fastest < kExtendBelow_s;
-            REDUX_MPI(MPI_Send(&more, 1, MPI_INT, peer, kTagPing, comm));
+            REDUX_MPI(MPI_Send(&more, 1, MPI_INT, peer, tags::kPing, comm));
         } else {
-            REDUX_MPI(MPI_Recv(&more, 1, MPI_INT, peer, kTagPing, comm, MPI_STATUS_IGNORE));
+            REDUX_MPI(MPI_Recv(&more, 1, MPI_INT, peer, tags::kPing, comm, MPI_STATUS_IGNORE));
         }
         if (!more) break;
         REDUX_MPI(time_size(comm, first, peer, bytes, false, {kExtraRoundTrips}, buffer, samples));

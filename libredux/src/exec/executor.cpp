@@ -2,7 +2,7 @@
 //
 // The plan gives this rank a parent, children in fold order (each joining on the left or the right of the
 // accumulated interval) and, for non-commutative plans whose sink is not the root, a final transfer. The vector
-// is reduced in `segments` pieces of whole elements (plan/segments.hpp; one piece unless the plan pipelines):
+// is reduced in `segments` pieces of whole elements (plan/predict/segments.hpp; one piece unless the plan pipelines):
 // segment j is folded from every child, then sent to the parent while segment j + 1 arrives. Here:
 //   1. The receives form one stream, segment by segment, children in fold order. They are posted ahead into
 //      scratch slots of one segment each, up to recv_window beyond the one being folded, so the next transfer
@@ -60,7 +60,7 @@
 
 #include "mpi/mpi_check.hpp"
 #include "mpi/yielding.hpp"
-#include "plan/segments.hpp"
+#include "plan/predict/segments.hpp"
 
 #include <sched.h>
 
@@ -182,7 +182,7 @@ private:
         acc_slot_ = kNoSlot;  // a send or the root's copy takes it over
         const int32_t parent = program_.parent_in(tree_of(j));
         if (parent >= 0) return start_send(parent, tag_of(tree_of(j)), slot);
-        if (program_.send_result_to >= 0) return start_send(program_.send_result_to, kTagResult, slot);
+        if (program_.send_result_to >= 0) return start_send(program_.send_result_to, tags::kResult, slot);
         if (rank_ != args_.root) return MPI_ERR_INTERN;  // the sink of a plan is the root or sends there
         void* result = segment_of(args_.recvbuf, j);
         if (acc_ != result) {
@@ -380,7 +380,7 @@ private:
         if (result_requests_ == 0) return MPI_SUCCESS;
         const int j = static_cast<int>(i);
         return MPI_Irecv(segment_of(args_.recvbuf, j), length(j), args_.datatype, program_.receive_result_from,
-                         kTagResult, comm_, &ws_.result_requests[static_cast<size_t>(j)]);
+                         tags::kResult, comm_, &ws_.result_requests[static_cast<size_t>(j)]);
     }
 
     int take_slot() {
@@ -447,7 +447,7 @@ int run_program(const RankProgram& program, int segments, int rank, const Reduce
         program.receive_result_from < 0 && (segments <= 1 || args.count <= 1)) {
         MPI_Request request = MPI_REQUEST_NULL;
         REDUX_MPI(MPI_Isend(args.in_place ? args.recvbuf : args.sendbuf, args.count, args.datatype, program.parent,
-                            kTagPartial, comm, &request));
+                            tags::tree(0), comm, &request));
         const int rc = wait_yielding(request);
         if (rc != MPI_SUCCESS) cancel_request(request);
         return rc;

@@ -1,9 +1,9 @@
 // The executor: runs one rank's program from a plan (plan/planner.hpp) with nonblocking MPI. See executor.cpp.
 #pragma once
 
-#include "core/config.hpp"
 #include "mpi/element_buffer.hpp"
 #include "plan/planner.hpp"
+#include "policy/config.hpp"
 
 #include <mpi.h>
 
@@ -94,7 +94,7 @@ private:
 };
 
 // Runs `program` for `rank` on `comm` (the private duplicate), the vector cut into `segments` pipelined pieces
-// (plan/segments.hpp; 1: unsegmented). Returns an MPI error code; on error every request it posted has been
+// (plan/predict/segments.hpp; 1: unsegmented). Returns an MPI error code; on error every request it posted has been
 // cancelled or completed.
 int run_program(const RankProgram& program, int segments, int rank, const ReduceArgs& args, const ElementLayout& layout,
                 MPI_Comm comm, Workspace& workspace, const ExecKnobs& knobs);

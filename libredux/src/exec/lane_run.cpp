@@ -1,7 +1,7 @@
 // The executor for plans dealt to weighted trees (the multi-tree strategy, RankProgram::deal): one lane per
-// tree. The planner forecasts them with transfers sharing the links (plan/multi_tree.cpp: every link busy, a rank's
-// link in fed by several children at once), and a single receive stream in segment order cannot deliver that: on
-// simulated ranks (slowpairs, 16 MiB) the root received one segment at a time at 2/3 of its link (the sender's link
+// tree. The planner forecasts them with transfers sharing the links (plan/steady_state/multi_tree.cpp: every link busy,
+// a rank's link in fed by several children at once), and a single receive stream in segment order cannot deliver that:
+// on simulated ranks (slowpairs, 16 MiB) the root received one segment at a time at 2/3 of its link (the sender's link
 // also carried a transfer on its slow path) and, on 8 ranks, every rank waited for its oldest segment, whose tree was
 // three slow hops deep, while the segments of its other trees stood still (6.2x the forecast). So each tree t
 // is its own pipeline here: its segments in order, each segment's children in fold order, up to window
@@ -13,7 +13,7 @@
 
 #include "exec/run_parts.hpp"
 #include "mpi/yielding.hpp"
-#include "plan/segments.hpp"
+#include "plan/predict/segments.hpp"
 
 #include <sched.h>
 

@@ -5,7 +5,8 @@
 
 #include "exec/executor.hpp"
 #include "mpi/mpi_check.hpp"
-#include "plan/segments.hpp"
+#include "mpi/tags.hpp"
+#include "plan/predict/segments.hpp"
 
 #include <mpi.h>
 
@@ -15,8 +16,6 @@
 
 namespace redux {
 
-constexpr int kTagPartial = 1;
-constexpr int kTagResult = 2;
 constexpr int kSendWindow = 4;  // outstanding sends of partial results per rank
 constexpr int kNoSlot = -1;     // a buffer that is not a scratch slot: sendbuf or recvbuf
 
@@ -73,7 +72,7 @@ protected:
     void* segment_of(const void* buffer, int j) const { return at_offset(buffer, begin(j) * layout_.extent); }
     // Each tree's segments travel with their own tag: a rank may send a later segment of one tree ahead of an
     // earlier one of another to the same parent, and MPI orders messages only per tag.
-    static int tag_of(int tree) { return tree == 0 ? kTagPartial : kTagResult + tree; }
+    static int tag_of(int tree) { return tags::tree(tree); }
 
     const RankProgram& program_;
     const int segments_;

@@ -3,10 +3,10 @@
  * the library's; redux_reduce calls the library's own as PMPI_Reduce where it should not act.
  * The Fortran bindings are in mpi_reduce_f.c.
  *
- * No <mpi.h> here: the handles are taken as pointer-wide integers (exec/raw_call.h), so that under another MPI than
- * libredux's (preloaded into a program of the other MPI: exec/mpi_identity.h) the call reaches that library's
+ * No <mpi.h> here: the handles are taken as pointer-wide integers (api/raw_call.h), so that under another MPI than
+ * libredux's (preloaded into a program of the other MPI: api/mpi_identity.h) the call reaches that library's
  * own PMPI_Reduce exactly as the program made it, whatever the width of its handles. */
-#include "exec/raw_call.h"
+#include "api/raw_call.h"
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, redux_raw_handle datatype, redux_raw_handle op, int root,
                redux_raw_handle comm);

@@ -18,7 +18,7 @@
  * without any Fortran library, and at run time those that exist resolve while the others stay null. As in both
  * MPIs' own bindings, MPI_IN_PLACE is recognised in sendbuf, MPI_BOTTOM in both buffers.
  *
- * Under another MPI than libredux's (preloaded into a program of the other MPI: exec/mpi_identity.h) none of
+ * Under another MPI than libredux's (preloaded into a program of the other MPI: api/mpi_identity.h) none of
  * that may be done -- MPI_*_f2c would give the other MPI's handles, and C's MPI_IN_PLACE is not libredux's --
  * so the call goes, untouched, to the same Fortran symbol of the library that libredux's definition hides:
  * the next definition after libredux.so in the dynamic linker's search order (dlsym(RTLD_NEXT, name)). MPICH
@@ -27,7 +27,7 @@
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include "redux/redux.h"
 
-#include "exec/mpi_identity.h"
+#include "api/mpi_identity.h"
 
 #include <dlfcn.h>
 #include <stddef.h>

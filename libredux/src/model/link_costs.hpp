@@ -28,7 +28,7 @@ std::string_view link_class_name(LinkClass c);
 
 // Where a rank runs: node index (ranks sharing memory share it), package index on that node (-1: unknown,
 // the rank may run on several packages), and how many of the node's hardware threads its ranks may run on (0:
-// unknown; plan/shared_cores.hpp).
+// unknown; plan/predict/shared_cores.hpp).
 struct RankPlace {
     int32_t node = 0;
     int32_t package = -1;

@@ -2,6 +2,7 @@
 #include "mpi/yielding.hpp"
 
 #include "mpi/mpi_check.hpp"
+#include "mpi/tags.hpp"
 
 #include <sched.h>
 
@@ -75,8 +76,8 @@ int start_together_yielding(MPI_Comm comm, int root, double& start_s) {
     REDUX_MPI(PMPI_Comm_size(comm, &size));
     if (rank != root) {  // empty messages: point-to-point ones are matched all the same
         MPI_Request came = MPI_REQUEST_NULL, go = MPI_REQUEST_NULL;
-        REDUX_MPI(PMPI_Irecv(nullptr, 0, MPI_BYTE, root, kStartTag, comm, &go));
-        REDUX_MPI(PMPI_Isend(nullptr, 0, MPI_BYTE, root, kStartTag, comm, &came));
+        REDUX_MPI(PMPI_Irecv(nullptr, 0, MPI_BYTE, root, tags::kStart, comm, &go));
+        REDUX_MPI(PMPI_Isend(nullptr, 0, MPI_BYTE, root, tags::kStart, comm, &came));
         REDUX_MPI(wait_internal(go));
         start_s = MPI_Wtime();
         return wait_internal(came);
@@ -84,14 +85,14 @@ int start_together_yielding(MPI_Comm comm, int root, double& start_s) {
     for (int other = 0; other < size; ++other) {  // hear from everyone, in any order: each has come or will
         if (other == root) continue;
         MPI_Request came = MPI_REQUEST_NULL;
-        REDUX_MPI(PMPI_Irecv(nullptr, 0, MPI_BYTE, other, kStartTag, comm, &came));
+        REDUX_MPI(PMPI_Irecv(nullptr, 0, MPI_BYTE, other, tags::kStart, comm, &came));
         REDUX_MPI(wait_internal(came));
     }
     start_s = MPI_Wtime();
     for (int other = 0; other < size; ++other) {  // then let everyone go at once
         if (other == root) continue;
         MPI_Request go = MPI_REQUEST_NULL;
-        REDUX_MPI(PMPI_Isend(nullptr, 0, MPI_BYTE, other, kStartTag, comm, &go));
+        REDUX_MPI(PMPI_Isend(nullptr, 0, MPI_BYTE, other, tags::kStart, comm, &go));
         REDUX_MPI(PMPI_Request_free(&go));  // an empty send completes once matched
     }
     return MPI_SUCCESS;

@@ -53,10 +53,9 @@ int barrier_yielding(MPI_Comm comm);
 
 // A barrier whose ranks leave as nearly together as the links allow, for timing a collective on a network
 // with long latencies: every rank tells `root` that it has come, and once all have, the root releases them
-// all at once (one message each, point to point, tag kStartTag). A tree-shaped barrier lets the ranks go one
+// all at once (one message each, point to point, tag tags::kStart). A tree-shaped barrier lets the ranks go one
 // level after another, a latency apart, and a reduction then starts from that skew. start_s: this rank's
 // MPI_Wtime() when it was let go (the root's as it sends the releases). O(size) messages at the root.
-constexpr int kStartTag = 3;  // the executor's partial results and results use 1 and 2 on the same communicator
 int start_together_yielding(MPI_Comm comm, int root, double& start_s);
 int comm_dup_yielding(MPI_Comm comm, MPI_Comm* newcomm);
 

@@ -1,15 +1,15 @@
 // The builders of the strategies in REDUX_STRATEGIES and the dispatch from a Strategy to its builder.
 #include "plan/builders.hpp"
 
-#include "plan/fixed_trees.hpp"
-#include "plan/greedy.hpp"
-#include "plan/hetero_greedy.hpp"
-#include "plan/ksss.hpp"
-#include "plan/multi_tree.hpp"
-#include "plan/snf.hpp"
-#include "plan/transfers_limited.hpp"
-#include "plan/two_level.hpp"
-#include "plan/two_tree.hpp"
+#include "plan/steady_state/multi_tree.hpp"
+#include "plan/trees/fixed_trees.hpp"
+#include "plan/trees/greedy.hpp"
+#include "plan/trees/hetero_greedy.hpp"
+#include "plan/trees/ksss.hpp"
+#include "plan/trees/snf.hpp"
+#include "plan/trees/transfers_limited.hpp"
+#include "plan/trees/two_level.hpp"
+#include "plan/trees/two_tree.hpp"
 
 namespace redux {
 

@@ -4,12 +4,12 @@
 // on the root; their fold order is the order in which the simulator sees the children arrive.
 #include "plan/planner.hpp"
 
-#include "plan/bounds.hpp"
 #include "plan/builders.hpp"
 #include "plan/layout.hpp"
-#include "plan/schedule.hpp"
-#include "plan/segments.hpp"
-#include "plan/simulator.hpp"
+#include "plan/predict/bounds.hpp"
+#include "plan/predict/schedule.hpp"
+#include "plan/predict/segments.hpp"
+#include "plan/predict/simulator.hpp"
 
 #include <algorithm>
 #include <array>

@@ -44,18 +44,18 @@ struct PlanRequest {
     std::shared_ptr<const HeteroCosts> hetero_costs = nullptr;
     std::vector<int32_t> node_of{};                // two_level: the node of every rank
     TransferModel model = TransferModel::overlap;  // the model the simulator predicts (and hetero_greedy plans) with
-    // Segmentation (plan/segments.hpp): the vector is cut into `segments` pieces of whole elements, each reduced
-    // along the same tree, pipelined. costs.transfer_s is d for the whole vector; latency_s the part of it that
+    // Segmentation (plan/predict/segments.hpp): the vector is cut into `segments` pieces of whole elements, each
+    // reduced along the same tree, pipelined. costs.transfer_s is d for the whole vector; latency_s the part of it that
     // does not grow with the bytes (alpha of d = alpha + beta x bytes), so a segment of e of the `elements`
     // costs latency_s + (transfer_s - latency_s) e / elements to move and compute_s e / elements to fold.
-    // The model is in plan/segments.cpp. Several segments need TransferModel::overlap.
+    // The model is in plan/predict/segments.cpp. Several segments need TransferModel::overlap.
     int64_t elements = 1;  // the vector's element count (>= 1)
     double latency_s = 0;  // 0 <= latency_s <= costs.transfer_s
     // The calibrated d against the message size (model/link_costs.hpp), when known, with the bytes of one
     // element: a segment of e elements then costs d x curve(e x element_bytes) / curve(elements x element_bytes)
     // instead of the line through latency_s. The curve has the shape the line misses: over TCP, messages of a
     // few hundred KiB pay a rendezvous round trip and a congestion window still opening, and cost up to twice
-    // the line (plan/segments.cpp).
+    // the line (plan/predict/segments.cpp).
     std::shared_ptr<const LinkFit> segment_curve = nullptr;
     int64_t element_bytes = 0;
     int32_t segments = 1;     // >= 1: that many (at most `elements`); 0: the count the model predicts fastest
@@ -107,7 +107,7 @@ struct RankProgram {
 
 struct Plan {
     PlanRequest request;
-    // The vector is reduced in this many segments (plan/segments.hpp), >= 1: the request's count, at most
+    // The vector is reduced in this many segments (plan/predict/segments.hpp), >= 1: the request's count, at most
     // `elements`, or the one the model predicts fastest. tree_makespan_s and makespan_s are predicted for it; the
     // per-rank times (ready_s, send_start_s, arrive_s) are those of the whole vector in one piece.
     int32_t segments = 1;
@@ -130,8 +130,8 @@ struct Plan {
     std::vector<double> arrive_s;  // by rank: the transfer to the parent ends (-1 for the sink)
     double tree_makespan_s = 0;    // sink ready (its last segment), as the simulator predicts
     double makespan_s = 0;         // the result complete on the root: after the final transfer when there is one
-    // Where ranks share cores (plan/shared_cores.hpp; set by plan selection, which knows where ranks run): the least
-    // time their transfers and folds take on the threads they share; 0 where none do.
+    // Where ranks share cores (plan/predict/shared_cores.hpp; set by plan selection, which knows where ranks run): the
+    // least time their transfers and folds take on the threads they share; 0 where none do.
     double shared_cores_floor_s = 0;
     double unsegmented_makespan_s = 0;  // makespan_s of the same tree with the vector in one piece
     double builder_makespan_s = 0;      // the builder's own prediction under the costs it planned with

@@ -12,15 +12,15 @@
 // safer bet. Predictions are of segmented reductions when the input asks for segments (or leaves their count to the
 // model: each candidate then gets the count its tree does best with). With auto, the next fastest plans that run
 // differently (runners_up) go with the winner: auto measures them all. Each plan's prediction is floored where ranks
-// share cores (plan/shared_cores.hpp), and plans are ranked by that prediction, then by makespan: on one node every
-// unsegmented tree has the same floor, but each segment adds its latency to it, and the pipelines the makespan favours
-// for long vectors need cores to run their ranks at once. Measured (Open MPI, 8 ranks on 2 cores, 256 KiB .. 4 MiB):
-// ranked by makespan, auto weighed a two-tree in 9 to 57 segments, the chain and the binary tree, and ran the
+// share cores (plan/predict/shared_cores.hpp), and plans are ranked by that prediction, then by makespan: on one node
+// every unsegmented tree has the same floor, but each segment adds its latency to it, and the pipelines the makespan
+// favours for long vectors need cores to run their ranks at once. Measured (Open MPI, 8 ranks on 2 cores, 256 KiB .. 4
+// MiB): ranked by makespan, auto weighed a two-tree in 9 to 57 segments, the chain and the binary tree, and ran the
 // two-tree (1.4-1.6x the unsegmented optimal tree) or native (1.7-2x); ranked by the floored prediction, the
 // unsegmented optimal tree comes first, as measured.
 #include "plan/select.hpp"
 
-#include "plan/shared_cores.hpp"
+#include "plan/predict/shared_cores.hpp"
 
 #include <algorithm>
 #include <cmath>

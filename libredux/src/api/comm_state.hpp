@@ -1,0 +1,173 @@
+// What libredux keeps per communicator: a private duplicate for its own traffic and the plans it has made,
+// attached to the user's communicator with an attribute keyval and freed with it. See comm_state.cpp.
+#pragma once
+
+#include "calib/link_calibration.hpp"
+#include "calib/topology.hpp"
+#include "exec/executor.hpp"
+#include "mpi/element_buffer.hpp"
+#include "plan/planner.hpp"
+#include "policy/auto_select.hpp"
+#include "policy/config.hpp"
+#include "policy/report.hpp"
+#include "redux/redux.h"
+
+#include <mpi.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+namespace redux {
+
+// What a plan is cached under. Making a plan is collective (the ranks agree on c), so finding a key or not must
+// give the same answer on every rank: the key holds only what every rank of a correct program passes alike,
+// and no handle MPI may reuse after a free. So: no layout (a derived datatype may place its data differently on
+// each rank, as long as the type signature is the same: the executor's buffers follow each rank's own layout),
+// the handles of predefined datatypes and ops only (all derived datatypes and all user ops share the null
+// handle: a second one on the same key reuses the plan made with the first one's cost c -- speed, never
+// correctness, is at stake).
+struct PlanKey {
+    int root = 0;
+    int count = 0;
+    int type_size = 0;
+    MPI_Datatype datatype = MPI_DATATYPE_NULL;  // predefined only
+    bool commutative = true;
+    MPI_Op op = MPI_OP_NULL;                           // predefined only
+    redux_algorithm algorithm = REDUX_ALGORITHM_AUTO;  // resolved: auto or a strategy, never CONFIGURED/NATIVE
+    double transfer_s = -1, compute_s = -1;            // the call's own costs (redux_options); < 0: the library's
+    int limit = 0;                                     // the call's K (redux_options), for the strategies that need one
+    long long segment_bytes = -1;                      // the call's (redux_options); < 0: the library's
+
+    auto tie() const {
+        return std::tie(root, count, type_size, datatype, commutative, op, algorithm, transfer_s, compute_s, limit,
+                        segment_bytes);
+    }
+    bool operator<(const PlanKey& o) const { return tie() < o.tie(); }
+    bool operator==(const PlanKey& o) const { return tie() == o.tie(); }
+};
+
+// One tree a key may run, as this rank's program.
+struct PlannedTree {
+    Strategy strategy = Strategy::optimal;
+    double predicted_s = 0;  // its predicted makespan
+    int segments = 1;        // pipelined in this many segments
+    RankProgram program;
+};
+
+struct CachedPlan {
+    Costs costs;  // what the plan was made with
+    // [0]: the strategy asked for, or the model's choice; under auto, its runners-up after it (plan/select.hpp),
+    // which auto measures too. Never empty.
+    std::vector<PlannedTree> trees;
+    Workspace workspace;     // shared by the trees: one runs at a time
+    AutoSelect auto_select;  // REDUX_ALGORITHM=auto only: which tree runs, or native
+    PlanReport report;       // for the decision log
+    // Why the MPI library's reduce would fail on this key if the root passed MPI_IN_PLACE, or null
+    // (policy/native_failures.hpp; the same on every rank). auto asks the ranks before trying it (api/reduce.cpp).
+    const char* native_in_place_failure = nullptr;
+    std::vector<char> in_place_copy;  // the root's data, when such a key runs native with MPI_IN_PLACE
+};
+
+// The arguments of a recent call whose datatype and op are predefined (handles MPI never frees, so equal handles
+// mean equal types and ops), and what they led to: a call that repeats them (the common case: a loop reducing the
+// same buffer, or a few reduces taking turns) goes straight to the plan, without checking its handles, describing
+// the datatype or looking the key up again. Only the buffers are judged again (api/reduce.cpp).
+struct RecentCall {
+    CachedPlan* plan = nullptr;  // null: an empty slot
+    int count = 0;
+    int root = 0;
+    MPI_Datatype datatype = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    redux_options options{};
+    redux_algorithm algorithm = REDUX_ALGORITHM_AUTO;  // resolved
+    bool commutative = true;
+    ElementLayout layout;
+
+    bool repeats(int c, MPI_Datatype t, MPI_Op o, int r, const redux_options& opts) const {
+        return plan != nullptr && c == count && t == datatype && o == op && r == root &&
+               opts.algorithm == options.algorithm && opts.transfer_s == options.transfer_s &&
+               opts.compute_s == options.compute_s && opts.limit == options.limit &&
+               opts.segment_bytes == options.segment_bytes;
+    }
+};
+
+// The last few distinct calls, found by a scan: with one remembered call, a program (or mpi_bench) alternating
+// two reduces took the full path on every call (0.35 us more, measured on 2 local ranks).
+class RecentCalls {
+public:
+    static constexpr size_t kSize = 8;
+
+    const RecentCall* find(int count, MPI_Datatype datatype, MPI_Op op, int root, const redux_options& opts) const {
+        for (const RecentCall& call : calls_) {
+            if (call.repeats(count, datatype, op, root, opts)) return &call;
+        }
+        return nullptr;
+    }
+    // Where the same arguments are remembered already, their slot; else the oldest.
+    void remember(const RecentCall& call) {
+        for (RecentCall& slot : calls_) {
+            if (slot.repeats(call.count, call.datatype, call.op, call.root, call.options)) {
+                slot = call;
+                return;
+            }
+        }
+        calls_[next_] = call;
+        next_ = (next_ + 1) % kSize;
+    }
+    void forget() {
+        for (RecentCall& slot : calls_) slot.plan = nullptr;
+    }
+
+private:
+    std::array<RecentCall, kSize> calls_{};
+    size_t next_ = 0;  // the slot a new call takes
+};
+
+struct CommState {
+    MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, errors returned
+    Config config;                  // this process's, with the shared settings agreed on rank 0's
+    int rank = 0;
+    int size = 1;
+    std::map<PlanKey, std::unique_ptr<CachedPlan>> plans;
+    std::deque<PlanKey> plan_order;  // oldest first, for eviction
+    PlanKey last_key;                // the plan of the previous call: repeated calls skip the map
+    CachedPlan* last_plan = nullptr;
+    RecentCalls recent_calls;
+    bool links_known = false;  // topology and links, gathered on the first plan that needs d
+    Topology topology;
+    LinkCalibration links;
+};
+
+constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goes first
+
+// Bumped whenever a per-thread lookup cache could point at something gone: a communicator's state (deleted with
+// its communicator, or at MPI_Finalize) or a plan (evicted). find_comm_state's last answer and the settled-native
+// record (settled_native.hpp) are used only in the generation they were made in.
+extern __attribute__((visibility("hidden"))) std::atomic<uint64_t> g_lookup_generation;
+inline uint64_t lookup_generation() { return g_lookup_generation.load(std::memory_order_acquire); }
+inline void forget_lookups() { g_lookup_generation.fetch_add(1, std::memory_order_acq_rel); }
+
+// The state of `user_comm` if libredux has made one, else null. Cheap: the calling thread's last answer while no
+// state has been deleted since, else one attribute lookup.
+CommState* find_comm_state(MPI_Comm user_comm);
+
+// Whether MPI is initialized and not finalizing: MPI_Initialized and MPI_Finalized until libredux's first
+// call has set its hooks, then two atomic loads (MPI_Finalize runs the hook on MPI_COMM_SELF first thing).
+bool mpi_running();
+
+// How many communicator states exist in this process (made and not yet freed with their communicator): for
+// tests that check freed communicators leave nothing behind.
+size_t live_comm_states();
+
+// Makes the state of `user_comm`: collective over user_comm (it duplicates it, and agrees on the settings that
+// change what ranks do: rank 0's are used everywhere, with one warning per process naming the variables that
+// differ).
+int create_comm_state(MPI_Comm user_comm, CommState*& state);
+
+}  // namespace redux

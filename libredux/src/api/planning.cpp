@@ -1,0 +1,282 @@
+// Planning a key: calibration -> costs -> plan -> program, once per (communicator, key).
+//
+// d, c: the call's own (redux_options) first, then REDUX_D / REDUX_C, then measurement. d comes from the link
+// calibration of the communicator (calib/link_calibration.cpp, once per communicator): the flat tree is
+// planned with the slowest link class the communicator has, at the call's message size. c is the op timed on
+// rank 0's own data (calib/compute_cost.cpp) and broadcast, so all plan with the same numbers. Not the
+// maximum over ranks: on oversubscribed or shared nodes that is the noisiest measurement, and rank 0 is as
+// good a sample as any. With REDUX_DEBUG=1 the ranks then compare a hash of the plan they made.
+//
+// Which tree, in how many segments: plan/select.cpp decides, from the costs and the ranks' placement gathered
+// here. The segment count is forced by redux_options.segment_bytes or REDUX_SEGMENT_BYTES; otherwise the model
+// chooses it when d is calibrated (it then knows the latency part of d, alpha of the slowest class); with a d
+// given by the call or the environment, one number with no latency part, the vector is not segmented. auto then
+// measures that tree and selection's runners-up against the MPI library's own reduce (policy/auto_select.hpp), each
+// with its program made here (a program is a few ints per child) -- on predefined datatypes
+// only: derived datatypes always run the planned tree. (Open MPI 4.1's reduce left the root's result unwritten
+// for an absolute-address datatype with recvbuf = MPI_BOTTOM when it followed a planned call of the same
+// key; the cause was not found, and MPI_Reduce on derived datatypes is not where the library's own tuning
+// is likely to win.)
+#include "api/planning.hpp"
+
+#include "api/mpi_identity.h"
+#include "calib/compute_cost.hpp"
+#include "mpi/mpi_check.hpp"
+#include "mpi/yielding.hpp"
+#include "plan/select.hpp"
+#include "policy/native_failures.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace redux {
+namespace {
+
+// The name of what a key asks for: auto or a strategy.
+std::string requested_name(redux_algorithm algorithm) {
+    const std::optional<Strategy> strategy = strategy_of(algorithm);
+    return strategy ? std::string(strategy_name(*strategy)) : std::string("auto");
+}
+
+// d for `bytes`: the slowest link class of the communicator.
+// The fit of the link class with the largest d at `bytes` (the homogeneous trees plan with the slowest class).
+const LinkFit& slowest_fit(const CommState& state, size_t bytes) {
+    int slowest = -1;
+    for (int c = 0; c < kLinkClasses; ++c) {
+        if (!state.topology.present[c]) continue;
+        if (slowest < 0 || state.links.fits[c].at(bytes) > state.links.fits[slowest].at(bytes)) slowest = c;
+    }
+    static const LinkFit none{};
+    return slowest < 0 ? none : state.links.fits[slowest];
+}
+
+double transfer_for(const CommState& state, size_t bytes) { return std::max(slowest_fit(state, bytes).at(bytes), 0.0); }
+
+// c, measured by rank 0 and broadcast with the error class it met, so that every rank plans with the same
+// number or fails alike. A datatype that is not committed must fail like the transfers would, on libredux's
+// communicator (errors returned), not in MPI_Reduce_local, which reports on MPI_COMM_WORLD (fatal by
+// default): packing one element checks it there. Rank 0's data at MPI_BOTTOM (absolute addresses) is not
+// copied (MPICH 4.0's MPI_Pack rejects it): c is taken as 0 then.
+int measure_on_rank_zero(const CommState& state, const void* own_data, int count, MPI_Datatype datatype, MPI_Op op,
+                         const ElementLayout& layout, double& compute_s) {
+    double message[2] = {0, MPI_SUCCESS};  // c, error class
+    if (state.rank == 0 && own_data != MPI_BOTTOM) {
+        int packed_bytes = 0, position = 0, rc = MPI_Pack_size(1, datatype, state.comm, &packed_bytes);
+        std::vector<char> packed(static_cast<size_t>(packed_bytes) + 1);
+        if (rc == MPI_SUCCESS) {
+            rc = MPI_Pack(own_data, 1, datatype, packed.data(), packed_bytes, &position, state.comm);
+        }
+        if (rc == MPI_SUCCESS) rc = measure_compute(own_data, count, datatype, op, layout, message[0]);
+        int error_class = MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
+        message[1] = error_class;
+    }
+    REDUX_MPI(bcast_yielding(message, 2, MPI_DOUBLE, 0, state.comm));
+    compute_s = message[0];
+    return static_cast<int>(message[1]);
+}
+
+int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_Datatype datatype, MPI_Op op,
+               const ElementLayout& layout, Costs& costs, PlanReport& report) {
+    const Config& cfg = state.config;
+    const size_t bytes = static_cast<size_t>(key.type_size) * static_cast<size_t>(key.count);
+    if (key.transfer_s >= 0) {
+        costs.transfer_s = key.transfer_s;
+        report.costs_source = "call";
+    } else if (cfg.transfer_s) {
+        costs.transfer_s = *cfg.transfer_s;
+        report.costs_source = "environment";
+    } else {
+        if (!state.links_known) {
+            REDUX_MPI(gather_topology(state.comm, state.topology));
+            REDUX_MPI(calibrate_links(state.comm, state.topology, {cfg.calibration_file, cfg.calibration_max_age_s},
+                                      state.links));
+            state.links_known = true;
+            report.calibration_s += state.links.seconds;
+        }
+        costs.transfer_s = transfer_for(state, bytes);
+        const LinkFit& slowest = slowest_fit(state, bytes);
+        costs.flight_s = std::min(slowest.flight_at(bytes), costs.transfer_s);
+        costs.call_s = std::max(slowest.call_s, 0.0);
+        report.costs_source = state.links.source;
+    }
+    if (key.compute_s >= 0) {
+        costs.compute_s = key.compute_s;
+    } else if (cfg.compute_s) {
+        costs.compute_s = *cfg.compute_s;
+    } else {
+        const double start = MPI_Wtime();
+        REDUX_MPI(measure_on_rank_zero(state, own_data, key.count, datatype, op, layout, costs.compute_s));
+        report.calibration_s += MPI_Wtime() - start;
+    }
+    return MPI_SUCCESS;
+}
+
+// The segment size asked for: the call's, else REDUX_SEGMENT_BYTES (-1: as the model says, 0: unsegmented).
+long long segment_bytes_for(const CommState& state, const PlanKey& key) {
+    return key.segment_bytes >= 0 ? key.segment_bytes : state.config.segment_bytes;
+}
+
+// What plan selection needs to know about the call: placement and per-class d only when d is the library's
+// own calibration (a d given by the call or the environment is one number for every link).
+SelectionInput selection_input(const CommState& state, const PlanKey& key, const Costs& costs) {
+    SelectionInput input;
+    input.ranks = state.size;
+    input.root = key.root;
+    input.commutative = key.commutative;
+    input.costs = costs;
+    input.requested = strategy_of(key.algorithm);
+    input.limit = key.limit;
+    input.elements = std::max(key.count, 1);
+    input.recv_window = state.config.knobs.recv_window;
+    const long long bytes = static_cast<long long>(key.type_size) * key.count;
+    const bool calibrated = state.links_known && key.transfer_s < 0 && !state.config.transfer_s;
+    if (calibrated) {
+        input.place = state.topology.place;
+        for (int c = 0; c < kLinkClasses; ++c) {
+            input.class_transfer_s[c] = state.links.fits[c].at(static_cast<size_t>(bytes));
+            input.class_flight_s[c] = state.links.fits[c].flight_at(static_cast<size_t>(bytes));
+        }
+        input.node_pairs = node_pair_costs(state.links.pairs, state.links.fits[static_cast<int>(LinkClass::other_node)],
+                                           static_cast<size_t>(bytes));
+        const LinkFit& curve = slowest_fit(state, static_cast<size_t>(bytes));
+        input.latency_s = std::min(std::max(curve.alpha_s, 0.0), costs.transfer_s);
+        input.segment_flight = state.topology.present[static_cast<int>(LinkClass::other_node)];
+        if (curve.measured) {  // segments cost what the calibrated curve says at their size
+            input.segment_curve = std::make_shared<const LinkFit>(curve);
+            input.element_bytes = key.type_size;
+        }
+    }
+    const long long segment_bytes = segment_bytes_for(state, key);
+    if (segment_bytes > 0) {
+        input.segments = static_cast<int32_t>(std::clamp((std::max(bytes, 1LL) + segment_bytes - 1) / segment_bytes,
+                                                         1LL, static_cast<long long>(input.elements)));
+    } else if (segment_bytes < 0 && calibrated) {  // the model's count, when it knows the latency part of d
+        input.segments = 0;
+    }
+    return input;
+}
+
+uint64_t plan_hash(const Plan& plan) {
+    uint64_t hash = 1469598103934665603ull;
+    auto mix = [&](int64_t v) {
+        hash ^= static_cast<uint64_t>(v);
+        hash *= 1099511628211ull;
+    };
+    auto mix_tree = [&](const std::vector<int32_t>& parent, const std::vector<int32_t>& child_rank,
+                        const std::vector<uint8_t>& joins_left) {
+        for (int32_t p : parent) mix(p);
+        for (int32_t c : child_rank) mix(c);
+        for (uint8_t left : joins_left) mix(left);  // with the fold order, decides a non-commutative result
+    };
+    mix_tree(plan.parent, plan.child_rank, plan.child_joins_left);
+    for (const TreeShape& tree : plan.more_trees) mix_tree(tree.parent, tree.child_rank, tree.child_joins_left);
+    mix(plan.sink);
+    mix(plan.final_transfer);
+    mix(plan.request.root);
+    mix(plan.segments);
+    return hash;
+}
+
+// REDUX_DEBUG: every rank must hold the same plan.
+int check_same_plan(const CommState& state, const Plan& plan) {
+    const unsigned long long mine = plan_hash(plan);
+    unsigned long long low = 0, high = 0;
+    REDUX_MPI(allreduce_yielding(&mine, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, state.comm));
+    REDUX_MPI(allreduce_yielding(&mine, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, state.comm));
+    if (low == high) return MPI_SUCCESS;
+    std::fprintf(stderr, "libredux: REDUX_DEBUG: rank %d holds plan %016llx, other ranks differ (%016llx..%016llx)\n",
+                 state.rank, mine, low, high);
+    return MPI_ERR_INTERN;
+}
+
+}  // namespace
+
+void log_plan(const CommState& state, const CachedPlan& plan, const char* what, bool to_file) {
+    const Config& cfg = state.config;
+    if (state.rank != 0) return;
+    if (cfg.verbose) std::fprintf(stderr, "%s\n", report_words(plan.report, what).c_str());
+    if (to_file && !cfg.report_path.empty() && !append_line(cfg.report_path, report_json(plan.report, what))) {
+        std::fprintf(stderr, "libredux: cannot append to REDUX_REPORT=%s\n", cfg.report_path.c_str());
+    }
+}
+
+int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Datatype datatype, MPI_Op op,
+             const ElementLayout& layout, CachedPlan*& out) {
+    if (state.last_plan != nullptr && state.last_key == key) {
+        out = state.last_plan;
+        return MPI_SUCCESS;
+    }
+    if (auto hit = state.plans.find(key); hit != state.plans.end()) {
+        state.last_key = key;
+        out = state.last_plan = hit->second.get();
+        return MPI_SUCCESS;
+    }
+    auto cached = std::make_unique<CachedPlan>();
+    PlanReport& report = cached->report;
+    report.comm_size = state.size;
+    report.root = key.root;
+    report.count = key.count;
+    report.bytes = static_cast<long long>(key.type_size) * key.count;
+    report.commutative = key.commutative;
+    report.requested = requested_name(key.algorithm);
+    Costs costs;
+    REDUX_MPI(make_costs(state, key, own_data, datatype, op, layout, costs, report));
+    report.d_s = costs.transfer_s;
+    report.flight_s = costs.flight_s;
+    report.call_s = costs.call_s;
+    report.c_s = costs.compute_s;
+
+    const SelectionInput input = selection_input(state, key, costs);
+    const auto nodes = static_cast<size_t>(input.node_pairs.node_ids.size());
+    for (size_t a = 0; a < nodes; ++a) {
+        const auto row = input.node_pairs.transfer_s.begin() + static_cast<std::ptrdiff_t>(a * nodes);
+        report.node_pair_d_s.emplace_back(row, row + static_cast<std::ptrdiff_t>(nodes));
+    }
+    Selection selection = select_plan(input);
+    for (const Candidate& candidate : selection.candidates) {
+        report.predicted_by_strategy_s.emplace_back(strategy_name(candidate.strategy),
+                                                    candidate.predicted_s + costs.call_s);
+    }
+    report.why = selection.why;
+    const Plan& best = selection.plan;
+    if (state.config.debug) REDUX_MPI(check_same_plan(state, best));
+    cached->costs = costs;
+    auto tree_of = [&](const Plan& plan) {
+        return PlannedTree{plan.request.strategy, plan.predicted_s() + costs.call_s, plan.segments,
+                           program_for(plan, state.rank)};
+    };
+    cached->trees.push_back(tree_of(best));
+    if (key.algorithm == REDUX_ALGORITHM_AUTO) {
+        for (const Plan& plan : selection.runners_up) cached->trees.push_back(tree_of(plan));
+        cached->auto_select = AutoSelect(static_cast<int>(cached->trees.size()));
+        cached->native_in_place_failure = known_native_reduce_failure(
+            loaded_mpi_library(), {state.size, key.root, /*in_place=*/true, report.bytes, key.commutative});
+    }
+    for (const PlannedTree& tree : cached->trees) report.tried.emplace_back(strategy_name(tree.strategy));
+    report.strategy = std::string(strategy_name(best.request.strategy));
+    report.predicted_s = best.predicted_s() + costs.call_s;
+    report.shared_cores_floor_s = best.shared_cores_floor_s;
+    report.segments = best.segments;
+    log_plan(state, *cached, "new plan", true);  // and under auto, its decision when the trials are done
+
+    if (state.plans.size() >= kMaxCachedPlans) {
+        state.plans.erase(state.plan_order.front());
+        state.plan_order.pop_front();
+        state.last_plan = nullptr;
+        state.recent_calls.forget();
+        forget_lookups();
+    }
+    CachedPlan* raw = cached.get();
+    state.plans.emplace(key, std::move(cached));
+    state.plan_order.push_back(key);
+    state.last_key = key;
+    out = state.last_plan = raw;
+    return MPI_SUCCESS;
+}
+
+}  // namespace redux

@@ -1,0 +1,28 @@
+/* MPI_Reduce's handles as the program passed them: redux_reduce_raw is defined in reduce.cpp and called by
+ * interpose/mpi_reduce.c, which defines MPI_Reduce without <mpi.h>, with every handle a pointer-wide integer: under the
+ * MPI libredux was built for, redux_reduce_raw (api/reduce.cpp) turns them into that MPI's handle types; under another
+ * MPI (api/mpi_identity.h), they go on to that library's own PMPI_Reduce with every bit the program passed. The handle
+ * types differ between MPIs (Open MPI: pointers, MPICH: ints), so a handle that went through libredux's own types could
+ * arrive cut to 32 bits. */
+#ifndef REDUX_EXEC_RAW_CALL_H
+#define REDUX_EXEC_RAW_CALL_H
+
+#include "api/mpi_identity.h" /* REDUX_INTERNAL */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uintptr_t redux_raw_handle;
+
+/* redux_reduce with the handles converted to libredux's MPI's types (an int handle is the low 32 bits). */
+REDUX_INTERNAL int redux_reduce_raw(const void *sendbuf, void *recvbuf, int count, redux_raw_handle datatype,
+                                    redux_raw_handle op, int root, redux_raw_handle comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

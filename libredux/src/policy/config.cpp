@@ -1,0 +1,243 @@
+#include "policy/config.hpp"
+
+#include "plan/strategy.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <string_view>
+
+namespace redux {
+namespace {
+
+bool parse_seconds(const char* text, double& out) {
+    char* end = nullptr;
+    errno = 0;
+    out = std::strtod(text, &end);
+    return end != text && *end == '\0' && errno == 0 && std::isfinite(out) && out >= 0;
+}
+
+bool parse_positive(const char* text, long long max, long long& out) {
+    char* end = nullptr;
+    errno = 0;
+    out = std::strtoll(text, &end, 10);
+    return end != text && *end == '\0' && errno == 0 && out >= 1 && out <= max;
+}
+
+// Shortest text that reads back as the same double: "2.5e-06", not "2.4999999999999998e-06".
+std::string show_seconds(double seconds) {
+    char text[32];
+    for (int precision = 6; precision <= 17; ++precision) {
+        std::snprintf(text, sizeof text, "%.*g", precision, seconds);
+        if (std::strtod(text, nullptr) == seconds) break;
+    }
+    return text;
+}
+
+std::string show_flag(bool on) { return on ? "1" : "0"; }
+
+// A 0/1 variable into `flag`.
+std::string apply_flag(const char* name, const char* v, bool& flag) {
+    if (!std::strcmp(v, "1"))
+        flag = true;
+    else if (!std::strcmp(v, "0"))
+        flag = false;
+    else
+        return std::string(name) + "=" + v + " is not 0 or 1";
+    return "";
+}
+
+std::string apply_seconds(const char* name, const char* v, std::optional<double>& slot) {
+    double seconds = 0;
+    if (!parse_seconds(v, seconds)) return std::string(name) + "=" + v + " is not a number of seconds >= 0";
+    slot = seconds;
+    return "";
+}
+
+// The table. Its order is parse_config's (which problem is reported first) and redux-info's.
+std::vector<SettingInfo> make_settings_table() {
+    return {
+        {"REDUX_ALGORITHM", "auto, native, " + strategy_names(", ", library_strategy),
+         "the tree to plan; native: every call goes to the MPI library's MPI_Reduce",
+         [](Config& cfg, const char* a) -> std::string {
+             const std::optional<Strategy> strategy = parse_strategy(a);
+             if (!std::strcmp(a, "auto"))
+                 cfg.algorithm = REDUX_ALGORITHM_AUTO;
+             else if (!std::strcmp(a, "native"))
+                 cfg.algorithm = REDUX_ALGORITHM_NATIVE;
+             else if (strategy && library_strategy(strategy_info(*strategy)))
+                 cfg.algorithm = public_algorithm(*strategy);
+             else
+                 return std::string("REDUX_ALGORITHM=") + a + " is not one of auto, native, " +
+                        strategy_names(", ", library_strategy);
+             return "";
+         },
+         [](const Config& cfg) -> std::string {
+             if (cfg.algorithm == REDUX_ALGORITHM_AUTO) return "auto";
+             if (cfg.algorithm == REDUX_ALGORITHM_NATIVE) return "native";
+             const std::optional<Strategy> strategy = strategy_of(cfg.algorithm);
+             return strategy ? std::string(strategy_name(*strategy)) : std::to_string(cfg.algorithm);
+         }},
+        {"REDUX_D", "seconds >= 0", "transfer cost to plan with (unset: measured per link class)",
+         [](Config& cfg, const char* v) { return apply_seconds("REDUX_D", v, cfg.transfer_s); },
+         [](const Config& cfg) -> std::string { return cfg.transfer_s ? show_seconds(*cfg.transfer_s) : "measured"; }},
+        {"REDUX_C", "seconds >= 0", "compute cost to plan with (unset: the op is timed on rank 0)",
+         [](Config& cfg, const char* v) { return apply_seconds("REDUX_C", v, cfg.compute_s); },
+         [](const Config& cfg) -> std::string { return cfg.compute_s ? show_seconds(*cfg.compute_s) : "measured"; }},
+        {"REDUX_VERBOSE", "0, 1", "1: rank 0 prints the start-up line, each new plan and each auto decision",
+         [](Config& cfg, const char* v) { return apply_flag("REDUX_VERBOSE", v, cfg.verbose); },
+         [](const Config& cfg) { return show_flag(cfg.verbose); }},
+        {"REDUX_DEBUG", "0, 1", "1: the ranks compare a hash of every new plan",
+         [](Config& cfg, const char* v) { return apply_flag("REDUX_DEBUG", v, cfg.debug); },
+         [](const Config& cfg) { return show_flag(cfg.debug); }},
+        {"REDUX_REPORT", "a path", "rank 0 appends a JSON line per plan and auto decision to this file",
+         [](Config& cfg, const char* v) -> std::string {
+             cfg.report_path = v;
+             return "";
+         },
+         [](const Config& cfg) { return cfg.report_path; }},
+        {"REDUX_CALIBRATION_FILE", "a path", "measured link costs are read from and written to this file",
+         [](Config& cfg, const char* v) -> std::string {
+             cfg.calibration_file = v;
+             return "";
+         },
+         [](const Config& cfg) { return cfg.calibration_file; }},
+        {"REDUX_CALIBRATION_MAX_AGE", "seconds >= 1", "older calibrations in the file are measured again",
+         [](Config& cfg, const char* v) -> std::string {
+             long long value = 0;
+             if (!parse_positive(v, 1LL << 40, value))
+                 return std::string("REDUX_CALIBRATION_MAX_AGE=") + v + " is not a positive number of seconds";
+             cfg.calibration_max_age_s = value;
+             return "";
+         },
+         [](const Config& cfg) { return std::to_string(cfg.calibration_max_age_s); }},
+        {"REDUX_RECV_WINDOW", "1 .. 64", "children's partial results received ahead of the fold",
+         [](Config& cfg, const char* v) -> std::string {
+             long long value = 0;
+             if (!parse_positive(v, 64, value))
+                 return std::string("REDUX_RECV_WINDOW=") + v + " is not an integer in [1, 64]";
+             cfg.knobs.recv_window = static_cast<int>(value);
+             return "";
+         },
+         [](const Config& cfg) { return std::to_string(cfg.knobs.recv_window); }},
+        {"REDUX_CHUNK_BYTES", "integer >= 1", "the op is applied this many bytes at a time",
+         [](Config& cfg, const char* v) -> std::string {
+             long long value = 0;
+             if (!parse_positive(v, 1LL << 40, value))
+                 return std::string("REDUX_CHUNK_BYTES=") + v + " is not a positive integer";
+             cfg.knobs.chunk_bytes = static_cast<size_t>(value);
+             return "";
+         },
+         [](const Config& cfg) { return std::to_string(cfg.knobs.chunk_bytes); }},
+        {"REDUX_SEGMENT_BYTES", "auto | 0 | integer >= 1",
+         "long vectors are pipelined in segments of about this many bytes (0: never; auto: as the model says)",
+         [](Config& cfg, const char* v) -> std::string {
+             long long value = 0;
+             if (std::string_view(v) == "auto") {
+                 value = -1;
+             } else if (std::string_view(v) != "0" && !parse_positive(v, 1LL << 40, value)) {
+                 return std::string("REDUX_SEGMENT_BYTES=") + v + " is not auto, 0 or a positive integer";
+             }
+             cfg.segment_bytes = value;
+             return "";
+         },
+         [](const Config& cfg) {
+             return cfg.segment_bytes < 0 ? std::string("auto") : std::to_string(cfg.segment_bytes);
+         }},
+    };
+}
+
+}  // namespace
+
+const std::vector<SettingInfo>& settings_table() {
+    static const std::vector<SettingInfo> table = make_settings_table();
+    return table;
+}
+
+Config parse_config(const char* (*lookup)(const char* name)) {
+    Config cfg;
+    for (const SettingInfo& setting : settings_table()) {
+        const char* v = lookup(setting.name);
+        if (v == nullptr || *v == '\0') continue;
+        std::string problem = setting.apply(cfg, v);
+        if (!problem.empty() && cfg.problem.empty()) cfg.problem = std::move(problem);
+    }
+    if (!cfg.problem.empty()) cfg.algorithm = REDUX_ALGORITHM_NATIVE;
+    return cfg;
+}
+
+std::vector<SettingState> describe_settings(const char* (*lookup)(const char* name), const Config& parsed) {
+    const Config defaults;
+    std::vector<SettingState> states;
+    for (const SettingInfo& setting : settings_table()) {
+        SettingState state;
+        state.info = &setting;
+        const char* v = lookup(setting.name);
+        state.set = v != nullptr;
+        if (state.set) state.raw = v;
+        Config alone;  // this variable by itself
+        if (state.set && *v != '\0') {
+            state.problem = setting.apply(alone, v);
+            state.from_environment = state.problem.empty();
+        }
+        state.value = setting.show(parsed);
+        state.default_value = setting.show(defaults);
+        if (state.value != setting.show(alone)) state.overridden = parsed.problem;
+        states.push_back(std::move(state));
+    }
+    return states;
+}
+
+namespace {
+
+// The variable behind each shared setting (a bit each in adopt_shared_settings' answer).
+constexpr const char* kSharedNames[] = {"REDUX_ALGORITHM",    "REDUX_D",           "REDUX_C",
+                                        "REDUX_CHUNK_BYTES",  "REDUX_RECV_WINDOW", "REDUX_DEBUG",
+                                        "REDUX_SEGMENT_BYTES"};
+constexpr int kShared = static_cast<int>(std::size(kSharedNames));
+static_assert(kShared <= SharedSettings::kSize, "SharedSettings has room for every shared setting");
+
+}  // namespace
+
+SharedSettings shared_settings(const Config& c) {
+    SharedSettings s;
+    s.value[0] = c.algorithm;
+    s.value[1] = c.transfer_s ? *c.transfer_s : -1.0;
+    s.value[2] = c.compute_s ? *c.compute_s : -1.0;
+    s.value[3] = static_cast<double>(c.knobs.chunk_bytes);
+    s.value[4] = c.knobs.recv_window;
+    s.value[5] = c.debug ? 1.0 : 0.0;
+    s.value[6] = static_cast<double>(c.segment_bytes);
+    return s;
+}
+
+uint32_t adopt_shared_settings(Config& local, const SharedSettings& agreed) {
+    const SharedSettings mine = shared_settings(local);
+    uint32_t differing = 0;
+    for (int i = 0; i < kShared; ++i) {
+        if (mine.value[i] != agreed.value[i]) differing |= 1u << i;
+    }
+    local.algorithm = static_cast<redux_algorithm>(static_cast<int>(agreed.value[0]));
+    local.transfer_s = agreed.value[1] >= 0 ? std::optional<double>(agreed.value[1]) : std::nullopt;
+    local.compute_s = agreed.value[2] >= 0 ? std::optional<double>(agreed.value[2]) : std::nullopt;
+    local.knobs.chunk_bytes = static_cast<size_t>(agreed.value[3]);
+    local.knobs.recv_window = static_cast<int>(agreed.value[4]);
+    local.debug = agreed.value[5] != 0;
+    local.segment_bytes = static_cast<long long>(agreed.value[6]);
+    return differing;
+}
+
+std::string shared_setting_names(uint32_t differing) {
+    std::string names;
+    for (int i = 0; i < kShared; ++i) {
+        if (!(differing & (1u << i))) continue;
+        if (!names.empty()) names += ", ";
+        names += kSharedNames[i];
+    }
+    return names;
+}
+
+}  // namespace redux

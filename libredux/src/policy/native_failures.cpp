@@ -1,0 +1,29 @@
+// The table of known native MPI_Reduce failures. Add an entry only with a reproducer that fails without
+// libredux; say which versions were observed and which are assumed.
+//
+// MPICH, MPI_IN_PLACE at a root other than 0 (https://github.com/pmodels/mpich/issues/6540, reported for 4.0.2
+// and 4.1.1; fixed by pmodels/mpich#6543 and, for the other reduce compositions, by #6916, a 4.2.x backport for
+// issue #6893): the root's MPI_Reduce reads its send buffer, which is MPI_IN_PLACE ((void*)-1), and dies with
+// SIGSEGV in memcpy. Observed on Debian 12's MPICH 4.0.2 (ch4:ucx, one host, 2..8 ranks, every non-zero root)
+// for every commutative op -- predefined or user -- whenever count * type size > 2048 bytes (setting
+// MPIR_CVAR_REDUCE_SHORT_MSG_SIZE does not move that threshold); non-commutative user ops and messages of 2048
+// bytes or fewer work. Reproducer (no libredux): docs/testing.md, "Known native failures". 4.1.0 to 4.2.0, not seen
+// here, are taken to fail at any size and with any op; 4.2.1 and later to be fixed.
+#include "policy/native_failures.hpp"
+
+namespace redux {
+
+const char* known_native_reduce_failure(const MpiLibrary& library, const NativeReduceCall& call) {
+    const bool mpich_4_0_to_4_2_0 = library.family == MpiFamily::mpich && library.name == "MPICH" &&
+                                    library.at_least(4, 0, 0) && !library.at_least(4, 2, 1);
+    if (!mpich_4_0_to_4_2_0 || !call.in_place || call.root == 0 || call.comm_size < 2) return nullptr;
+    if (!library.at_least(4, 1, 0)) {  // 4.0.x: observed
+        if (!call.commutative || call.bytes <= 2048) return nullptr;
+        return "MPICH 4.0 crashes in its MPI_Reduce with MPI_IN_PLACE at a root other than 0, commutative op, "
+               "more than 2048 bytes (pmodels/mpich#6540)";
+    }
+    return "MPICH 4.1 to 4.2.0 is reported to crash in its MPI_Reduce with MPI_IN_PLACE at a root other than 0 "
+           "(pmodels/mpich#6540, #6893)";
+}
+
+}  // namespace redux

@@ -1,0 +1,142 @@
+#include "policy/report.hpp"
+
+#include "policy/auto_select.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace redux {
+
+std::string report_json(const PlanReport& r, const char* what) {
+    nlohmann::ordered_json predicted = nlohmann::ordered_json::object();
+    for (const auto& [name, seconds] : r.predicted_by_strategy_s) predicted[name] = seconds;
+    nlohmann::ordered_json j = {
+        {"event", what},
+        {"comm_size", r.comm_size},
+        {"root", r.root},
+        {"count", r.count},
+        {"bytes", r.bytes},
+        {"commutative", r.commutative},
+        {"requested", r.requested},
+        {"d_s", r.d_s},
+        {"c_s", r.c_s},
+        {"flight_s", r.flight_s},
+        {"call_s", r.call_s},
+        {"costs_source", r.costs_source},
+        {"strategy", r.strategy},
+        {"predicted_s", r.predicted_s},
+        {"shared_cores_floor_s", r.shared_cores_floor_s},
+        {"segments", r.segments},
+        {"predicted_by_strategy_s", predicted},
+        {"why", r.why},
+        {"tried", r.tried},
+        {"native_s", r.native_s ? nlohmann::ordered_json(*r.native_s) : nlohmann::ordered_json()},
+        {"planned_s", r.planned_s ? nlohmann::ordered_json(*r.planned_s) : nlohmann::ordered_json()},
+        {"trial_medians_s", r.trial_medians_s},
+        {"trial_calls", r.trial_calls},
+        {"confirm_planned_s",
+         r.confirm_planned_s ? nlohmann::ordered_json(*r.confirm_planned_s) : nlohmann::ordered_json()},
+        {"confirm_native_s",
+         r.confirm_native_s ? nlohmann::ordered_json(*r.confirm_native_s) : nlohmann::ordered_json()},
+        {"calibration_s", r.calibration_s},
+        {"node_pair_d_s", r.node_pair_d_s},
+        {"native_excluded",
+         r.native_excluded.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.native_excluded)},
+    };
+    return j.dump();
+}
+
+std::string report_words(const PlanReport& r, const char* what) {
+    char head[320];
+    std::snprintf(head, sizeof head,
+                  "libredux: %s for comm_size=%d root=%d count=%d bytes=%lld %s, %s: d=%.3g s (%s) c=%.3g s", what,
+                  r.comm_size, r.root, r.count, r.bytes, r.commutative ? "commutative" : "non-commutative",
+                  r.requested.c_str(), r.d_s, r.costs_source.c_str(), r.c_s);
+    std::string line = head;
+    if (r.flight_s > 0) {
+        char flight[64];
+        std::snprintf(flight, sizeof flight, " (d in flight %.3g s)", r.flight_s);
+        line += flight;
+    }
+    if (r.call_s > 0) {
+        char call[64];
+        std::snprintf(call, sizeof call, " call=%.3g s", r.call_s);
+        line += call;
+    }
+    if (r.shared_cores_floor_s > 0) {
+        char floor[80];
+        std::snprintf(floor, sizeof floor, " shared-cores floor=%.3g s", r.shared_cores_floor_s);
+        line += floor;
+    }
+    if (!r.node_pair_d_s.empty()) {
+        double low = -1, high = 0;
+        for (size_t a = 0; a < r.node_pair_d_s.size(); ++a) {
+            for (size_t b = 0; b < r.node_pair_d_s[a].size(); ++b) {
+                if (a == b) continue;
+                low = low < 0 ? r.node_pair_d_s[a][b] : std::min(low, r.node_pair_d_s[a][b]);
+                high = std::max(high, r.node_pair_d_s[a][b]);
+            }
+        }
+        char pairs[96];
+        std::snprintf(pairs, sizeof pairs, ", d between nodes %.3g .. %.3g s (%zu nodes)", low, high,
+                      r.node_pair_d_s.size());
+        line += pairs;
+    }
+    char tail[320];
+    const char* separator = ", predicted ";
+    for (const auto& [name, seconds] : r.predicted_by_strategy_s) {
+        char item[96];
+        std::snprintf(item, sizeof item, "%s%s %.3g s", separator, name.c_str(), seconds);
+        line += item;
+        separator = ", ";
+    }
+    if (r.segments > 1) {
+        std::snprintf(tail, sizeof tail, "; chose %s in %d segments (predicted %.3g s)", r.strategy.c_str(), r.segments,
+                      r.predicted_s);
+    } else {
+        std::snprintf(tail, sizeof tail, "; chose %s (predicted %.3g s)", r.strategy.c_str(), r.predicted_s);
+    }
+    line += tail;
+    if (r.tried.size() > 1) {
+        line += "; auto measures";
+        for (size_t i = 0; i < r.tried.size(); ++i) {
+            line += " " + r.tried[i];
+            if (i < r.trial_medians_s.size()) {
+                std::snprintf(tail, sizeof tail, " (%.3g s)", r.trial_medians_s[i]);
+                line += tail;
+            }
+        }
+    }
+    if (r.native_s && r.planned_s) {
+        std::snprintf(tail, sizeof tail, "; measured: tree %.3g s, native %.3g s (medians of %d trial calls)",
+                      *r.planned_s, *r.native_s, r.trial_calls);
+        line += tail;
+    }
+    if (r.confirm_planned_s && r.confirm_native_s) {
+        std::snprintf(tail, sizeof tail, "; in place: tree %.3g s, native %.3g s (medians of %d calls each)",
+                      *r.confirm_planned_s, *r.confirm_native_s, AutoSelect::kConfirmCalls);
+        line += tail;
+    }
+    if (!r.native_excluded.empty()) line += "; native not tried: " + r.native_excluded;
+    std::snprintf(tail, sizeof tail, "; calibration %.3g s", r.calibration_s);
+    line += tail;
+    if (!r.why.empty()) line += " (" + r.why + ")";
+    return line;
+}
+
+bool append_line(const std::string& path, const std::string& line) {
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) return false;
+    const std::string text = line + '\n';
+    const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    close(fd);
+    return ok;
+}
+
+}  // namespace redux

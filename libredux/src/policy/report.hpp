@@ -1,0 +1,56 @@
+// The decision log: what libredux planned and chose for a key, as a JSON line (REDUX_REPORT) or in words
+// (REDUX_VERBOSE). Written by rank 0 of the communicator. See report.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace redux {
+
+struct PlanReport {
+    int comm_size = 0;
+    int root = 0;
+    int count = 0;
+    long long bytes = 0;
+    bool commutative = true;
+    std::string requested;  // the algorithm asked for: auto, or a strategy's name
+    double d_s = 0, c_s = 0;
+    double flight_s = 0;       // the part of d in flight (model/costs.hpp)
+    double call_s = 0;         // a call's own cost, in predicted_s (model/costs.hpp)
+    std::string costs_source;  // where d came from: call, environment, process, file, measured
+    std::string strategy;      // the one chosen: a strategy's name, or native
+    // Of the planned tree: its makespan (or shared_cores_floor_s, if larger) plus call_s.
+    double predicted_s = 0;
+    // Where ranks share cores, the least time of the tree there (plan/predict/shared_cores.hpp); 0 elsewhere.
+    double shared_cores_floor_s = 0;
+    int segments = 1;  // the vector is pipelined in this many segments
+    // The model's prediction for every strategy evaluated (plan/select.hpp), in the order weighed; strategies
+    // that were not candidates are not listed.
+    std::vector<std::pair<std::string, double>> predicted_by_strategy_s;
+    std::string why;                            // plan selection's reason
+    std::vector<std::string> tried;             // under auto: the trees measured against native, the model's first
+    std::optional<double> native_s, planned_s;  // medians measured by auto
+    std::vector<double> trial_medians_s;        // under auto, after its trials: the median of each tree in `tried`
+    int trial_calls = 0;                        // the trial calls auto's decision took
+    // Where the trials chose a tree: its median and native's over the calls that confirmed it or not, timed in place.
+    std::optional<double> confirm_planned_s, confirm_native_s;
+    std::string native_excluded;  // why auto does not try the MPI library's reduce (policy/native_failures.hpp)
+    double calibration_s = 0;     // spent measuring for this key (links and c)
+    // d of this message between every two nodes, [from][to] by node in rank order of their lowest rank, where
+    // calibration measured the node pairs (3 or more nodes); empty otherwise.
+    std::vector<std::vector<double>> node_pair_d_s;
+};
+
+// One line, no newline; "event" is `what` ("new plan": a key's plan was made; "auto decision": auto chose
+// between the plan and the MPI library's reduce by measurement).
+std::string report_json(const PlanReport& report, const char* what);
+// One line, no newline, starting "libredux: <what> for ..." (what: "new plan", "auto decision").
+std::string report_words(const PlanReport& report, const char* what);
+
+// Appends line + '\n' to `path` with one write(2) on an O_APPEND descriptor, so lines of concurrent writers
+// do not interleave. Returns false if the file cannot be written.
+bool append_line(const std::string& path, const std::string& line);
+
+}  // namespace redux
