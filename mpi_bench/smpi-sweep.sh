@@ -40,7 +40,7 @@ bench="${BENCH:-${root}/build-smpi/mpi_bench/mpi_bench}"
 jobs="${JOBS:-$(nproc)}"
 grid="${GRID:-full}"
 if [[ ! -x "${bench}" ]]; then
-    echo "smpi-sweep: ${bench} not found: build it with cmake/setup-debian.sh (build-smpi)" >&2
+    echo "smpi-sweep: ${bench} not found: build it with bash cmake/setup-debian.sh --all (build-smpi)" >&2
     exit 1
 fi
 mkdir -p "${out}/runs" "${out}/platforms"

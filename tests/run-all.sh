@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # The project's one test command (CI runs it through .ci/run):
-#   1. cmake/setup-debian.sh: installs the packages (skipped when present) and builds ./build against Open MPI
-#      and ./build-mpich against MPICH;
+#   1. cmake/setup-debian.sh --all: installs the packages (skipped when present) and builds what the passes
+#      below test, with every tool and test: ./build against Open MPI, ./build-mpich against MPICH and
+#      ./build-smpi for SimGrid's SMPI;
 #   2. every test in ./build (unit, cli, mpi) under Open MPI;
 #   3. the `mpi`-labelled tests in ./build-mpich under MPICH's hydra. Only those: the unit and cli tests do not
 #      touch MPI, so running them a second time would prove nothing and double the CI time;
 #   4. the tests of ./build-smpi: libredux on 64 simulated ranks (SimGrid SMPI).
 # Every pass runs even when an earlier one fails; the exit status is non-zero when any failed. Extra arguments
-# go to cmake/setup-debian.sh (and from there to both cmake configure steps).
+# go to cmake/setup-debian.sh (and from there to the configure steps of ./build and ./build-mpich).
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 ctest_args=(--output-on-failure -j2 --timeout 900 --no-tests=error)
 
-if ! bash cmake/setup-debian.sh "$@"; then
+if ! bash cmake/setup-debian.sh --all "$@"; then
     echo "run-all: FAILED: cmake/setup-debian.sh (install or build) failed; no tests were run" >&2
     exit 1
 fi
