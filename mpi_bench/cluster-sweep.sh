@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The standard sweep of mpi_bench on the emulated cluster (sweep-lib.sh; needs root).
 #
-#   bash mpi_bench/cluster-sweep.sh [OUT_DIR]          (default docs/results/cluster)
+#   bash mpi_bench/cluster-sweep.sh [OUT_DIR]          (default build/cluster-sweep)
 #
 # For each topology (8 nodes x 1 rank):
 #   homogeneous    every node 1 ms one-way latency, 1 Gbit/s (path i->j: 2 ms)
@@ -22,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-out="${1:-docs/results/cluster}"
+out="${1:-build/cluster-sweep}"
 bench="$(readlink -f "${BENCH:-build/mpi_bench/mpi_bench}")"
 export SLOTS=1
 source mpi_bench/sweep-lib.sh
