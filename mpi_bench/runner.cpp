@@ -87,7 +87,8 @@ bool Runner::verify(int count, const char* when, bool corrupt) {
 }
 
 // --size-seconds: as many iterations as fit in about size_seconds at the verification round's pace (at least
-// 3, at most the configured count); the warm-up no longer (auto's trials have their own calls, run_size).
+// 3, at most the configured count); the warm-up no longer than that, and at least 1 (auto's trials have their own
+// calls, run_size).
 // The root decides and broadcasts, so every rank runs the same rounds.
 void Runner::limit_rounds(double round_s, int& iterations, int& warmup) const {
     int rounds[2] = {iterations, warmup};
@@ -145,9 +146,9 @@ bool Runner::run_size(int count, SizeResult& result) {
     if (!verify(count, "before", true)) return false;
     if (options_.size_seconds > 0) limit_rounds(round_s, iterations, warmup);
     if (options_.window_sync && !start_clock_) start_clock_ = std::make_unique<StartClock>(options_.root, comm_);
-    // auto's trials and confirmation, untimed here (kAutoTrialCalls), started as the timed calls are: with a
-    // barrier before every call and timed calls from an agreed start, the confirmation measured other calls than
-    // the benchmark's (emulated cluster, 32 KiB: tree 10.98 ms and native 10.61 in place, 4.80 and 6.98 timed).
+    // auto's trials and confirmation, untimed here (kAutoTrialCalls), started as the timed calls are: started
+    // otherwise (a barrier before each, where the timed calls start from an agreed time) they would time other
+    // calls than the benchmark's, and on a slow network can pick the algorithm that loses in the timed ones.
     for (size_t a = 0; a < algorithms; ++a) {
         if (options_.algorithms[a].algorithm != REDUX_ALGORITHM_AUTO) continue;
         for (int trial = 1; trial < kAutoTrialCalls; ++trial) {

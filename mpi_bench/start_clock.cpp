@@ -58,9 +58,9 @@ int one_host_cpus(MPI_Comm comm) {
 
 // MPI_Wtime less the host's CLOCK_MONOTONIC: the same for every process of a host at one instant, up to the MPI
 // library's origin of MPI_Wtime (Open MPI's is per process). One pair of reads is not enough: the first read of a
-// cold clock can take tenths of a microsecond (2 local ranks: single pairs off by 0.1-0.45 us, the best of 20 by
-// 0.01), and an offset off by that much moved every timed call of a job by as much. Of kOffsetSamples reads of
-// MPI_Wtime, each between two reads of the host clock, the one with the shortest bracket.
+// cold clock can take as long as a small reduce, and an offset off by that much moves every timed call of a job by
+// as much. Of kOffsetSamples reads of MPI_Wtime, each between two reads of the host clock, the one with the shortest
+// bracket.
 double wtime_less_host_clock() {
     double best_bracket_s = 1e300, offset_s = 0;
     for (int s = 0; s < kOffsetSamples; ++s) {
@@ -83,9 +83,8 @@ StartClock::StartClock(int root, MPI_Comm comm) : root_(root), comm_(comm) {
     MPI_Comm_size(comm_, &size);
 
     // Offsets. On one host, exact: every process reads the host's clock, and MPI_Wtime differs from it by its
-    // origin only (on 2 local ranks the estimate below was off by -0.30 .. +0.23 us, as much as a reduce's
-    // latency). Between hosts the root asks each rank for its clock; the reply that came back fastest is the best
-    // estimate.
+    // origin only (a ping-pong's estimate is off by as much as a reduce's latency there). Between hosts the root
+    // asks each rank for its clock; the reply that came back fastest is the best estimate.
     const int host_cpus = one_host_cpus(comm_);
     const bool one_host = host_cpus >= 0;
     spin_ = one_host && size <= host_cpus;
@@ -142,13 +141,11 @@ double StartClock::next_start() {
     bcast_yielding(&start_s, 1, MPI_DOUBLE, root_, comm_);
     const double local_start_s = start_s + offset_s_;
     if (MPI_Wtime() > local_start_s) ++late_;
-    // With a core for every rank of one host, spin: a program's ranks between its calls compute, they do not sleep.
-    // 2 ranks bound to a core each (a VM), one reduce of 8 B after the wait below: 0.69-2.76 us, after a spin
-    // 0.27-0.56 (the MPI library's own: 0.72-1.95 and 0.20-0.54; docs/results/mpi_bench/predictions-local/
-    // start_wait_probe.txt). Else sleep through most of the wait (other ranks may need the
-    // cores), yield through the last 200 us but the last kSpinLast_s, and spin through those: a rank that waits in
-    // sched_yield leaves up to one system call after the start time (in a VM a few tenths of a microsecond), and
-    // the call is timed from the start time.
+    // With a core for every rank of one host, spin: a program's ranks between its calls compute, they do not sleep,
+    // and a small reduce right after a sleep or a yield runs several times slower than after a spin. Else sleep
+    // through most of the wait (other ranks may need the cores), yield through the last 200 us but the last
+    // kSpinLast_s, and spin through those: a rank that waits in sched_yield leaves up to one system call after the
+    // start time, and the call is timed from the start time.
     while (true) {
         const double left_s = local_start_s - MPI_Wtime();
         if (left_s <= 0) break;

@@ -7,12 +7,11 @@
 //   2. the calibration file, read by rank 0 and broadcast (a missing, stale, foreign or corrupt file: one
 //      warning from rank 0, then step 3; the warning says when the file will not be written, see 4);
 //   3. measurement: for each class, one pair of ranks (Topology::first_pair) first ping-pongs 8 B untimed for
-//      kWarmUp_s (on the 2-core VM of the measurements a job's first 10-13 ms of ping-pong ran at 1.5-2.6 us one way
-//      and then at once at 0.3-0.45 us, which is what reductions see from then on), then ping-pongs messages of 8 B,
-//      every power of two from 1 to 64 KiB (the MPI libraries switch protocols in that range: Open MPI's shared memory
-//      at 4 KiB, TCP at 64 KiB, model/node_pairs.hpp; a line from 8 B to 32 KiB put 4 KiB at 0.5 of its time on 2
-//      local ranks) and 256 KiB (one warm-up, then at least 5 round trips each, more while the size has taken less
-//      than kSizeBudget_s), 1 MiB and 4 MiB (one warm-up, then 2: a round trip at 4 MiB on a slow link costs 80 ms),
+//      kWarmUp_s (a job's first milliseconds of ping-pong run several times slower than the rest: see kWarmUp_s),
+//      then ping-pongs messages of 8 B, every power of two from 1 to 64 KiB (the MPI libraries switch protocols in
+//      that range: Open MPI's shared memory at 4 KiB, TCP at 64 KiB, model/node_pairs.hpp; a line over the range
+//      misses the steps) and 256 KiB (one warm-up, then at least 5 round trips each, more while the size has taken
+//      less than kSizeBudget_s), 1 MiB and 4 MiB (one warm-up, then 2: a round trip at 4 MiB on a slow link is long),
 //      and on a fast link 16 and 64 MiB (below). Per size the median half round trip where there were kMedianOf or
 //      more (small sizes on a fast link: what a reduction sees, also on ranks that share cores), else the fastest (on
 //      a shared machine scheduling delays only add time) makes d (fit_link), which is broadcast. Then the time in
@@ -24,16 +23,14 @@
 //      to a from a start both agree on where they share a node with a thread each, else to one, then to the other, in
 //      turns (time_call); the call's median less d(8 B). The large sizes are where long
 //      vectors and their segments are planned: beyond the largest size measured d follows the slope of the last two.
-//      A few pairs per class, never n^2. It takes, measured: 40-65 ms on 8 ranks of one node (2 cores, a VM; 1.5 ms
-//      when it stopped at 256 KiB), most of it first-touching the 16 MiB buffer, and the warm-up; 0.5 s between two
-//      nodes 2 ms and 1 Gbit/s apart (0.19 s before), where 4 MiB alone is 3 round trips of 80 ms; the sizes from 1
-//      to 16 KiB add 6 round trips each there (about 0.13 s), and at most kSizeBudget_s each on one node.
+//      A few pairs per class, never n^2. On one node most of the time goes to the warm-up and to first-touching the
+//      largest buffer; between nodes to the round trips of the largest sizes, and each size from 1 to 16 KiB adds
+//      6 round trips there (at most kSizeBudget_s each on one node).
 //   4. on 3 to kMaxPairNodes nodes, every pair of nodes (model/node_pairs.cpp says why): the nodes' leaders (the
 //      lowest rank of each) meet in the rounds of a round-robin schedule, each pair in a round at once, and
 //      ping-pong each of kPairBytes (8 B, 8, 32, 64 and 256 KiB: one warm-up, then kPairTrips); the fastest half
-//      round trips, one MPI_Allreduce, and every rank holds them. Measured
-//      on every communicator that spans such nodes, not kept in the calibration file: on the emulated
-//      heterogeneous cluster (8 nodes, 0.2 to 10 ms one way) it takes about 1 s.
+//      round trips, one MPI_Allreduce, and every rank holds them. Measured on every communicator that spans such
+//      nodes, not kept in the calibration file: n - 1 rounds, each as long as its slowest pair's round trips.
 //   5. rank 0 writes the file with what was measured, if it may: only a missing file or libredux's own
 //      (calibration_file_replaceable; a C source, another program's JSON, a damaged or unreadable file is
 //      never replaced). store_calibration judges the file again when writing, and says why it did not.
@@ -71,20 +68,19 @@ constexpr PingSize kPingSizes[] = {{8, true, 5},         {1 << 10, true, 5},  {2
 // hundreds of small ones on one node, none more on a link of milliseconds.
 constexpr double kSizeBudget_s = 1e-3;
 constexpr int kMaxRoundTrips = 200;
-// Before the first timed round trip, the pair ping-pongs 8 B messages for this long, untimed. Measured on 2 local
-// ranks (a VM, Open MPI; 500-trip windows): the first 10-13 ms of a ping-pong ran at 1.5-2.6 us one way, whatever the
-// job did before (nothing, loading hwloc's topology, a nonblocking collective), then at once 0.3-0.45 us, which is
-// what reductions see from then on; the fastest of hundreds of trips in the first milliseconds planned every small
-// message at 3-5x its time. On a link of milliseconds it is a few round trips. 20 ms was not always enough: once in 15
-// calibrations on 2 ranks d(8 B) was still 1.17 us.
+// Before the first timed round trip, the pair ping-pongs 8 B messages for this long, untimed. On local ranks the
+// first milliseconds of a job's ping-pong run several times slower than the rest, whatever the job did before
+// (nothing, loading hwloc's topology, a nonblocking collective), and then at once at the speed reductions see from
+// then on; timed in those milliseconds, even the fastest of hundreds of trips plans every small message at several
+// times its cost. The warm-up is long enough to pass that phase with a margin; on a link of milliseconds it is a
+// few round trips.
 constexpr double kWarmUp_s = 30e-3;
 constexpr int kWarmUpMaxTrips = 100000;
 
 // A size timed this many times or more (small sizes on a fast link) is planned at its median half round trip, fewer at
 // their fastest. With many, the median is what a reduction sees: on ranks that share cores the fastest is a moment
-// when both happened to run (measured, 8 B, 8 ranks on 2 cores, 500 round trips after a warm-up: the fastest 1.6 and
-// 4.6 us in two runs, once 0.27 us in a calibration, the median 4.1-4.7 us), and on cores of their own the two differ
-// by about 0.1 us (0.24 against 0.37 us). With a few (large sizes, slow links) a slow one is more likely a
+// when both happened to run, far below the typical trip and different from run to run, while the median is steady;
+// on cores of their own the two differ little. With a few (large sizes, slow links) a slow one is more likely a
 // disturbance than the link, so the fastest.
 constexpr size_t kMedianOf = 25;
 
@@ -99,7 +95,7 @@ struct Trips {
 // size so far took less than kExtendBelow_s one way (a fast link, where the next costs little), so that the
 // slope beyond is that of messages larger than the caches (shared memory: 4 MiB stays in a 32 MiB L3 and moves
 // at twice the speed of 64 MiB). No warm-up there: first-touching the larger buffer costs more than its
-// round trips (16 MiB: 17 ms in a VM).
+// round trips.
 constexpr size_t kLargestPlannedBytes = size_t{64} << 20;
 constexpr double kExtendBelow_s = 2e-3;
 constexpr int kExtraRoundTrips = 2;
@@ -107,15 +103,15 @@ constexpr int kStreamMessages = 16;
 constexpr int kStreams = 5;  // timed, after one warm-up
 // Sizes above 8 B whose time in flight is measured too (LinkFit::flight_points). Over TCP most of a small message's
 // d is its flight at any size to the eager limit, and a size's own stream says how much of the rest holds the
-// receiver; read off d(8 B)'s flight, 8 KiB messages from 7 nodes were planned to hold the root's port 0.25 ms each
-// on the emulated 1 Gbit/s cluster (predicted 1.6x the measured time), where they arrive together. One size: the
-// flight between it and 8 B is interpolated, beyond it stays (LinkFit::flight_at).
+// receiver; read off d(8 B)'s flight, 8 KiB messages from many nodes would be planned to hold the root's port one
+// after another, where they arrive together. One size: the flight between it and 8 B is interpolated, beyond it
+// stays (LinkFit::flight_at).
 constexpr size_t kFlightBytes[] = {8 << 10};
 constexpr int kCallsAtLeast = 5;  // timed calls (time_call), after one warm-up
 // How far ahead of now a sets the common start of a call (time_call_from_start): b gets it in a message of a
 // microsecond or less (one host), or, on shared cores, when the scheduler runs it.
 constexpr double kCallStartAhead_s = 20e-6;
-constexpr int kPairTrips = 5;  // as the classes' small sizes: a pair's fastest of 3 was 20-45 % slow on a loaded host
+constexpr int kPairTrips = 5;  // as the classes' small sizes: fewer leave the fastest slow on a loaded host
 
 LinkFits g_known;  // this process's link fits, by class
 
@@ -218,14 +214,13 @@ int time_call_in_turns(MPI_Comm pair, bool first, double& took_s) {
 // The same call, to a, from a start both ranks of one host agree on: a sends b a time kCallStartAhead_s ahead on the
 // host's CLOCK_MONOTONIC (which both read), both spin to it, call, and a times from it to the call's return. One
 // call from a common start, as a program's ranks make it; in turns each call begins the moment the other's message
-// lands, with everything the pair touches still in its caches, and takes less: 2 ranks bound to the cores of a VM,
-// an 8 B reduce took 0.40 us in turns and 0.48 from a common start (the ping-pong's d 0.38). A call whose start
-// either rank got after it had passed is not counted (b says so in what it sends): where the pair shares a CPU after
-// all (ranks bound to one; thread_each counts the node's cgroup, not the binding) the rank that spins holds it and the
-// other gets nearly every start late. At least kCallsAtLeast counted, more while the calls have taken less than
-// kSizeBudget_s, at most kMaxRoundTrips counted; a stops after 4 kMaxRoundTrips calls, or after 4 kCallsAtLeast of
-// which fewer than half counted (each late call can cost a time slice); false in `counted` if fewer than
-// kCallsAtLeast were on time. a decides, and a start of 0 tells b to stop.
+// lands, with everything the pair touches still in its caches, and takes less than a program's call does. A call
+// whose start either rank got after it had passed is not counted (b says so in what it sends): where the pair
+// shares a CPU after all (ranks bound to one; thread_each counts the node's cgroup, not the binding) the rank that
+// spins holds it and the other gets nearly every start late. At least kCallsAtLeast counted, more while the calls
+// have taken less than kSizeBudget_s, at most kMaxRoundTrips counted; a stops after 4 kMaxRoundTrips calls, or after
+// 4 kCallsAtLeast of which fewer than half counted (each late call can cost a time slice); false in `counted` if
+// fewer than kCallsAtLeast were on time. a decides, and a start of 0 tells b to stop.
 int time_call_from_start(MPI_Comm pair, bool first, double& took_s, bool& counted) {
     std::vector<double> took;
     const double begin = MPI_Wtime();

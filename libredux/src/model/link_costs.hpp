@@ -7,10 +7,9 @@
 // types and pure functions only: no MPI, no clock.
 //
 // Why points and not one line: a line through 8 B .. 256 KiB does not extrapolate. Over TCP the middle sizes
-// still pay for the window opening (on 1 Gbit/s links, 256 KiB took 8.7 ms where the line through 1 .. 64 MiB
-// gives 6.5 ms), so the slope of such a line was 2.5x the link's and a 4 MiB transfer was planned at 2.4x its
-// time. Measuring up to 4 MiB (and on fast links 16 MiB, past the caches) and following the measured curve
-// holds from 8 B to 64 MiB instead.
+// still pay for the window opening, so the slope of such a line is steeper than the link's and plans long
+// messages at several times their time. Measuring up to 4 MiB (and on fast links 16 MiB, past the caches) and
+// following the measured curve holds from 8 B to 64 MiB instead.
 #pragma once
 
 #include <array>
@@ -60,7 +59,7 @@ struct LinkFit {
     // The time in flight (model/costs.hpp, LogP's L): the part of d that leaves the receiver's port free.
     // Measured at 8 B as d(8 B) less the time per message of a stream of 8 B messages (the receiver's port part);
     // 0 when not measured (the one-port model). flight_points: the same measured at larger sizes (bytes
-    // increasing, above 8 B; may be empty: files and fits from before it). flight_at() reads it at any size.
+    // increasing, above 8 B; may be empty: calibration files without them). flight_at() reads it at any size.
     double flight_s = 0;
     std::vector<PingSample> flight_points = {};
     // A call's own cost (model/costs.hpp, Costs::call_s): what one call of the MPI library's reduce of 8 B between

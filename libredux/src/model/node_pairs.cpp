@@ -2,17 +2,16 @@
 //
 // The link classes (link_costs.hpp) give one curve d(bytes) for every pair of ranks on different nodes,
 // measured on one pair. On a cluster whose nodes hang off links of different speeds the pairs differ by far
-// more than the noise: on the emulated heterogeneous cluster (per-node links of 0.1 to 5 ms, 100 Mbit/s to
-// 10 Gbit/s) a one-way 8 B message takes 0.2 to 10 ms depending on the pair, and a plan made with the one
-// measured pair predicted 10-20x too little. So calibration also measures every pair of node leaders, at the
-// few sizes kPairBytes (a few round trips each, the pairs of a round of a round-robin schedule at once: n - 1
-// rounds for n nodes), and this file turns them into d and L at any size:
+// more than the noise, and a plan made with the one measured pair predicts too little for the slower pairs. So
+// calibration also measures every pair of node leaders, at the few sizes kPairBytes (a few round trips each, the
+// pairs of a round of a round-robin schedule at once: n - 1 rounds for n nodes), and this file turns them into
+// d and L at any size:
 //   - d_ab(s): up to the largest size measured, the pair's own times, linearly interpolated like a class's
 //     curve (fit_link: monotone); beyond it, the class's curve scaled by the pair's ratio to it at that size,
 //     r_ab = t_ab / d. The pair's sizes are points of the class's curve: a ratio compares like with like.
 //     A ratio is not used below the largest size: over TCP the class's points, measured first on a fresh
-//     connection, can be slower than the same pair's measured later (32 KiB: 2.95 against 2.2 ms on the
-//     emulated cluster's 2 ms path), and a ratio there made 8 KiB faster than 8 B;
+//     connection, can be slower than the same pair's measured later, and a ratio there can make a larger
+//     message faster than a smaller one;
 //   - L_ab(s) = L(s) + (t_ab(8 B) - d(8 B)): the class's time in flight at that size (LinkFit::flight_at) plus
 //     what the pair's small message adds over the class's. The port's part of a message (overheads, gap) is the
 //     hosts', not the distance's, so a longer path adds flight only. Clamped to [0, d_ab(s)].

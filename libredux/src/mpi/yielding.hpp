@@ -3,9 +3,9 @@
 //
 // Why: libredux's own agreements (settings, plan hashes, auto's timings, calibration) are small collectives on
 // its private communicator. MPICH 4.0.2's blocking collectives busy-poll without yielding, so with more ranks
-// than cores every rank that waits keeps the core the rank it waits for needs: measured with 8 ranks on 2
-// cores, 2,000 MPI_Allreduce took 50.7 s blocking and 0.13 s as MPI_Iallreduce + MPI_Test/sched_yield, 200
-// MPI_Comm_dup 10.5 s against 0.05 s for MPI_Comm_idup. With one rank per core the loop costs a few polls.
+// than cores every rank that waits keeps the core the rank it waits for needs, and each such collective costs
+// scheduler time slices instead of microseconds (MPI_Comm_dup likewise, hence comm_dup_yielding). With one rank
+// per core the loop costs a few polls.
 // The collectives call PMPI_ directly (libredux's own bookkeeping, not the application's communication:
 // profiling layers, and the tests' request counter, see none of it); wait_yielding, for the executor's
 // point-to-point requests, completes them through MPI_Test. Return codes are those of the MPI calls; nothing

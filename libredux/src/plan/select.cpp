@@ -14,10 +14,9 @@
 // differently (runners_up) go with the winner: auto measures them all. Each plan's prediction is floored where ranks
 // share cores (plan/predict/shared_cores.hpp), and plans are ranked by that prediction, then by makespan: on one node
 // every unsegmented tree has the same floor, but each segment adds its latency to it, and the pipelines the makespan
-// favours for long vectors need cores to run their ranks at once. Measured (Open MPI, 8 ranks on 2 cores, 256 KiB .. 4
-// MiB): ranked by makespan, auto weighed a two-tree in 9 to 57 segments, the chain and the binary tree, and ran the
-// two-tree (1.4-1.6x the unsegmented optimal tree) or native (1.7-2x); ranked by the floored prediction, the
-// unsegmented optimal tree comes first, as measured.
+// favours for long vectors need cores to run their ranks at once. Ranked by makespan alone, auto would weigh only
+// pipelines in many segments on shared cores, where the unsegmented optimal tree runs faster; ranked by the floored
+// prediction, that tree comes first there.
 #include "plan/select.hpp"
 
 #include "plan/predict/shared_cores.hpp"

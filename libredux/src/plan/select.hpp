@@ -62,9 +62,9 @@ struct Selection {
     std::vector<Plan> runners_up;
 };
 
-// On the emulated 1 ms / 1 Gbit/s cluster the model ranked the Fibonacci tree 8-19 % behind the winner at 256 and
-// 512 KiB where it measured 25 % ahead, and the binomial tree 22 % behind a segmented chain at 4 MiB where it measured
-// 15 % ahead: two runners-up did not reach them. Beyond 1.5x the model has not been that wrong.
+// How many runners-up, and how far behind the winner: between nodes the model can rank a tree that runs fastest
+// a few places and some tens of percent behind the winner, so a few runners-up within 1.5x of it reach that tree,
+// and a plan predicted slower than that is not worth a trial.
 constexpr int kRunnersUp = 4;
 constexpr double kRunnerUpSpan = 1.5;
 

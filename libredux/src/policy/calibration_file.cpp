@@ -9,8 +9,8 @@
 // that layout has. "points" are the measured [bytes, one-way seconds] that d runs through (model/link_costs.hpp),
 // sizes strictly increasing, at most kMaxLinkPoints; alpha_s and beta_s_per_byte are what fit_link makes of
 // them, written for people and tools, and read only for a link without points (d the line alpha + beta x
-// bytes). "flight_s" (LinkFit::flight_s, the time in flight) is optional: files written before it was measured
-// have none and read as 0, the one-port model, until they are measured again; "flight_points" (the time in flight
+// bytes). "flight_s" (LinkFit::flight_s, the time in flight) is optional: a file without it reads as 0, the
+// one-port model, until the links are measured again; "flight_points" (the time in flight
 // at larger sizes, [bytes, seconds] as the points, at most kMaxFlightPoints) likewise (none: flight_s at every size);
 // "call_s" (LinkFit::call_s) likewise (0: predictions without a call's own cost). Version 1 held that line alone,
 // fitted through 8 B .. 256 KiB, which does not hold for long messages: a version-1 file is stale, measured again and

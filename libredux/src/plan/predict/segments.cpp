@@ -78,11 +78,9 @@
 // (every logarithmic tree up to millions of ranks); and each segment is one more message per edge, whose software
 // costs the executor pays and the model sees only through latency_s. A forced count (segments >= 1) is not capped.
 //
-// Planning time, select_plan with auto (the five homogeneous candidates, each with its own count), a vector of
-// 2^20 elements, d = 400 us, c = 100 us, latency 2 us, Release build, one core: 0.3 ms at 8 ranks, 2 ms at 64,
-// 94 ms at 1024 (of which the chain, best at 501 segments of 1023 hops, takes 84 ms; unsegmented: 1 ms). The
-// worst case is latency_s = 0, where T keeps falling to the cap and every candidate is searched near 4096
-// segments: 10 ms, 76 ms and 1.25 s. One simulation costs about 5 ns per rank and segment.
+// Planning time: one simulation costs O(ranks x segments), and the search simulates a few dozen counts per
+// candidate. The chain, whose best count grows with the ranks, costs the most; the worst case is latency_s = 0,
+// where T keeps falling to the cap and every candidate is searched near it.
 #include "plan/predict/segments.hpp"
 
 #include "plan/planner.hpp"
@@ -201,8 +199,8 @@ private:
     std::vector<double> flight_ratio_;  // F_e / F by the request's curve; empty without one (F_e = F)
     // With the curve, what a message of segment j's size holds the port for by the curve (d - L there, the hosts'
     // part: the same on every link): a segment holds the port at least that long. Without it a link whose d is below
-    // the class's (a near node pair) scaled its d_e under its F_e, and segments were free: on the emulated cluster
-    // every tree of 16 KiB was planned in 2048 segments of one double and took 0.25 s against 6.6 ms unsegmented.
+    // the class's (a near node pair) would scale its d_e under its F_e, segments would look free, and trees would be
+    // planned in thousands of segments of one element.
     std::vector<double> port_floor_;
 };
 

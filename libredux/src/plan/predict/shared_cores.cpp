@@ -2,17 +2,16 @@
 // let every rank work at once; a node that runs more ranks than it has hardware threads cannot. There a
 // transfer between two of its ranks takes a thread for about its whole d: calibration ping-pongs while the
 // node's other ranks wait, and on shared cores d is mostly the scheduler handing the thread to the rank that
-// receives (2 ranks on the 2-core VM of the measurements: d(8 B) 0.3 us; 4 ranks 2.4 us; 8 ranks 3.6 us), which a
-// message in flight does not shorten. So a node with P ranks on C < P threads needs at least (the d of its
-// ranks' transfers to each other + the c of the folds they end in) / C, whatever the tree: a floor under the
-// predicted time. A prediction is the plan's makespan or this floor, whichever is larger.
+// receives (d grows with the ranks per core), which a message in flight does not shorten. So a node with P ranks
+// on C < P threads needs at least (the d of its ranks' transfers to each other + the c of the folds they end in) /
+// C, whatever the tree: a floor under the predicted time. A prediction is the plan's makespan or this floor, whichever
+// is larger.
 //
 // Plan selection ranks plans by this prediction, then by makespan (plan/select.cpp): on one node every unsegmented
-// tree of n ranks makes n - 1 transfers and has the same floor, so there the makespan decides as before; a plan in
-// k segments makes k (n - 1) transfers, each paying its latency, and ranks behind. Measured (Open MPI, 2 cores, ranks
-// unbound, barrier start, 8 B .. 4 KiB): the tree with the most messages in flight together, predicted at 0.3 of
-// the binomial tree's time on 8 ranks, measured at 0.6-0.95 of it, and at 2.2-3.6x its prediction; with the floor
-// at 0.67-1.14x (docs/results/mpi_bench/predictions-local/shared-cores/).
+// tree of n ranks makes n - 1 transfers and has the same floor, so there the makespan decides; a plan in k segments
+// makes k (n - 1) transfers, each paying its latency, and ranks behind. Without the floor the tree with the most
+// messages in flight together is predicted several times faster than the binomial tree on shared cores, where it
+// runs about as fast and takes several times its prediction; with the floor its prediction is near what it takes.
 //
 // Segments: each is a transfer; the segments of a link take together what the segmented model gives them
 // (summed_segment_transfers_s), and its folds the whole c. Transfers between nodes are not counted: their d is

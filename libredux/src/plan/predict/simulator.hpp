@@ -66,7 +66,7 @@ Simulation simulate(const std::vector<int32_t>& parent, const Costs& costs, cons
 
 // Largest number of transfers in flight at one instant (intervals [send_start, arrive), empty ones ignored).
 int max_concurrent_transfers(const Simulation& sim);
-// The same (kept for the homogeneous callers; `costs` is not needed any more).
+// The same; `costs` is not read (the homogeneous callers pass it).
 int max_concurrent_transfers(const Simulation& sim, const Costs& costs);
 
 }  // namespace redux

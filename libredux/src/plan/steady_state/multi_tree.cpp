@@ -17,8 +17,8 @@
 // geometric counts (1, 2, 3, 4, 6, 9, ..., at most min(elements, 4096)) until two in a row forecast 10 % above
 // the best, as choose_segments scans (segments.cpp), since the trees change with m when latency counts.
 // The forecast assumes the executor keeps every link busy; how close it comes is measured, not assumed
-// (docs/model.md). Planning time, the whole scan at 16 ranks on random per-link costs: 0.06-0.5 s (redux-plan
-// --strategy multi-tree --segments auto, 1e6 elements, 2 loaded cores), once per communicator and key.
+// (docs/model.md). The whole scan is one packing per count tried, once per communicator and key (redux-plan
+// --strategy multi-tree --segments auto times it).
 #include "plan/steady_state/multi_tree.hpp"
 
 #include "plan/steady_state/plain_trees.hpp"
@@ -48,8 +48,8 @@ Candidate forecast(const PlanRequest& request, int32_t segments) {
     TreePackingOptions options;
     options.max_participants = kMultiTreeMaxRanks;
     // Every rank plans on its own and must make the same plan, so the search is bounded by rounds (the same on
-    // every rank), not by time: 30-180 rounds and 0.02-0.8 s per count on random 16-rank platforms (2 loaded cores);
-    // a count that needs more than kMaxRounds is not taken. The time limit is a last guard only.
+    // every rank), not by time; kMaxRounds is well above what a packing of kMultiTreeMaxRanks ranks needs, and a
+    // count that needs more is not taken. The time limit is a last guard only.
     options.max_rounds = kMaxRounds;
     options.time_limit_s = 60;
     std::optional<PlainTreePacking> packing = pack_plain_trees(platform, options, nullptr, PortModel::shared_links);

@@ -11,7 +11,7 @@
 namespace redux {
 
 // Above this many ranks the strategy builds the hetero-greedy tree instead: one pricing round costs O(p^3) and the
-// rounds grow with p (p = 16: about 30 ms for one packing, times the segment counts tried).
+// rounds grow with p, and a plan packs trees once for each segment count it tries, all inside the first call.
 constexpr int32_t kMultiTreeMaxRanks = 16;
 
 // Segment j goes along tree deal[j] (j < segments): each tree t gets about segments x weight[t] / sum of weights,

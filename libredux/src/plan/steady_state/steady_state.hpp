@@ -5,19 +5,13 @@
 //
 // Size. With p participants there are p(p+1)/2 partial results v[k,m]; the program has one transfer column per
 // partial result and edge (p^4 / 2 on a complete platform) and one task column per fold T[k,l,m] and
-// participant (p^4 / 6 in all), and a conservation row per partial result and participant (p^3 / 2). Measured on
-// complete platforms with random transfer times in [0.5, 2] s and fold times in [0.1, 2] s (GLPK 5.0, both
-// passes, one core of a 2-core development machine shared with other work, so +-30 %):
-//     p =  8:     2,626 columns,    304 rows:  0.04-0.05 s (4 platforms)
-//     p = 12:    13,586 columns,    960 rows:  0.8-2.9 s (4 platforms)
-//     p = 14:    25,286 columns,  1,498 rows:  21-60 s (1 platform, 6 runs with different simplex settings)
-//     p = 16:    43,266 columns,  2,208 rows:  130-155 s (1 platform; GLPK's interior point: 33 s)
-//     p = 32:   697,346 columns, 16,960 rows:  0.8 GB, 10 s to build; not solved within 60 s
-//     p = 64: 11,177,986 columns, ~45 million non-zeros: 12.4 GB and 3 minutes to build; not solved
-// The simplex is the problem more than the size: 72,000 iterations for 1,498 rows at p = 14 (about 50 a row).
-// So the program is meant for p <= 12 (kSteadyStateMaxParticipants), as the reference the paper defines and to
-// check other methods against. tree_packing.hpp reaches the same optimum by column generation over trees, for
-// p up to 64 (20-30 s at 64).
+// participant (p^4 / 6 in all), and a conservation row per partial result and participant (p^3 / 2). GLPK's
+// simplex needs many iterations per row on it, so its time grows much faster than the program's size: it solves
+// the program within seconds up to kSteadyStateMaxParticipants participants, takes minutes a few participants
+// beyond, and the program of 64 participants takes gigabytes to build. So the program is meant for
+// p <= kSteadyStateMaxParticipants, as the reference the paper defines and to check other methods against.
+// tree_packing.hpp reaches the same optimum by column generation over trees, for p up to
+// kTreePackingMaxParticipants.
 #pragma once
 
 #include <cstdint>

@@ -3,9 +3,9 @@
 // those trees directly, as the Dantzig-Wolfe form of the Section 4 program. This file is ours, not the paper's.
 //
 // Why. The Section 4 program has a column per partial result and edge and per task and participant: p^4 / 2 +
-// p^4 / 6 on a complete platform, and GLPK's simplex needs minutes from p = 14 on (steady_state.hpp). But any
-// flow of the program is a weighted sum of reduction trees (decompose_into_trees) and any such sum is a flow, so
-// the optimum is also that of the master program
+// p^4 / 6 on a complete platform, and GLPK's simplex needs minutes a few participants past
+// kSteadyStateMaxParticipants (steady_state.hpp). But any flow of the program is a weighted sum of reduction trees
+// (decompose_into_trees) and any such sum is a flow, so the optimum is also that of the master program
 //     maximise sum_T x_T   subject to, for every participant n and each of its resources r in {send port,
 //     receive port, folding}:  sum_T x_T * busy_T(n, r) <= 1,   x_T >= 0,
 // where busy_T(n, r) is the time one reduction along tree T keeps n's resource r busy. It has 3p rows and a
@@ -22,24 +22,15 @@
 //   3. Every tree costs at least C, so price / C is a feasible dual of the whole master: TP* <= TP / C. If
 //      C >= 1 - relative_gap the trees found are optimal; otherwise the cheapest tree improves the master (its
 //      reduced cost 1 - C > 0): add it and go on.
-// Smoothing (Pricer below) cuts the rounds by about 2.5 (1,130 to 409 at p = 32). A round costs O(p^4): p^4 / 6
-// fold candidates (vectorised) and p^2 / 2 Dijkstra runs of p^2 steps -- about 55 % of the time at p = 48, the
-// master's simplex most of the rest. The master's basis has 3p rows, so at most 3p trees keep a non-zero weight
-// (decompose_into_trees found about as many in the program's flow where both ran), which also bounds
-// Proposition 4's loss, card(TREES) / T_fixed.
+// Smoothing (Pricer below) cuts the rounds severalfold. A round costs O(p^4): p^4 / 6 fold candidates
+// (vectorised) and p^2 / 2 Dijkstra runs of p^2 steps take about half of it, the master's simplex most of the rest.
+// The master's basis has 3p rows, so at most 3p trees keep a non-zero weight (decompose_into_trees finds about as
+// many in the program's flow), which also bounds Proposition 4's loss, card(TREES) / T_fixed.
 //
-// Measured on the complete platforms of steady_state.hpp (random transfer times in [0.5, 2] s, fold times in
-// [0.1, 2] s; one core of a 2-core development machine shared with other work, so +-30 %; Release build):
-//     p =  8:    26 rounds,  0.002 s,   8 trees     (the program: 0.04 s, same TP)
-//     p = 16:   135 rounds,  0.03 s,   31 trees     (the program: 130 s, same TP to 1e-9)
-//     p = 24:   238 rounds,  0.2 s,    47 trees
-//     p = 32:   343-409 rounds, 0.7-1.2 s, 67-73 trees (3 platforms)
-//     p = 48:   611 rounds,  5-6 s,   105 trees
-//     p = 64:   897-959 rounds, 19-32 s, 142-145 trees (2 platforms); 8 nodes of 8 ranks (0.2 s within a
-//               node, 1 s across, folds 0.3 s): 1,019 rounds, 26-28 s
-// Without smoothing, and before the pricing was vectorised, p = 64 took 462 s (4,974 rounds). Adding, besides the
-// cheapest tree, the cheapest ones with other last steps at the target cut the rounds but not the time (a larger
-// master), so it is not done.
+// The rounds grow about linearly with p, so the time grows about as p^5: at kTreePackingMaxParticipants it is the
+// time of a tool (redux-plan --steady-state), not of a call, bounded by TreePackingOptions::time_limit_s. Adding,
+// besides the cheapest tree, the cheapest ones with other last steps at the target cuts the rounds but not the time (a
+// larger master), so it is not done.
 #include "plan/steady_state/tree_packing.hpp"
 
 #include "plan/steady_state/column_generation.hpp"

@@ -1,9 +1,6 @@
 // The optimum of the steady-state program (steady_state.hpp) as a packing of reduction trees, found by column
 // generation: same TP, but a program of 3p rows instead of p^4 columns, and the trees come out directly. See
-// tree_packing.cpp.
-//
-// Measured on the complete platforms of steady_state.hpp (random transfer times in [0.5, 2] s, fold times in
-// [0.1, 2] s, one core of the development machine): see tree_packing.cpp's top comment for the figures.
+// tree_packing.cpp (which also says how its time grows with p).
 #pragma once
 
 #include "plan/steady_state/steady_state.hpp"
@@ -24,7 +21,7 @@ struct TreePacking {
 };
 
 // Above this many participants pack_reduction_trees refuses unless the options raise the limit: a round costs
-// O(p^4) and the rounds grow with p (p = 64 took 20-30 s, see tree_packing.cpp).
+// O(p^4) and the rounds grow with p (tree_packing.cpp).
 constexpr int32_t kTreePackingMaxParticipants = 64;
 
 struct TreePackingOptions {

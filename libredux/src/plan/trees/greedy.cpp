@@ -26,8 +26,8 @@
 // costs. Tie-break (TieBreak::real_costs): alongside the surrogate clock we run the same recurrence with the
 // real (d, c) and, among machines with equal surrogate s, take the one whose real s is smallest, then the
 // lowest index. The choice keeps the strategy's tree family (the surrogate argmin is respected) while making
-// each choice the one Algorithm 1 itself would make under the real costs. tests/unit/strategies_test.cpp
-// measures what it gains over the paper's plain argmin.
+// each choice the one Algorithm 1 itself would make under the real costs. tests/unit/special_trees_test.cpp
+// (TieBreak) checks that it never loses to the paper's plain argmin.
 #include "plan/trees/greedy.hpp"
 
 #include <queue>
