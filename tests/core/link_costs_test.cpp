@@ -155,9 +155,9 @@ TEST(LinkFit, WithoutPointsIsTheLine) {
     EXPECT_NEAR(line.at(1000), 3e-6, 1e-18);
 }
 
-// The case that made the model piecewise: fastest half round trips between two nodes of the emulated cluster
-// (1 ms per node, so 2 ms one way, 1 Gbit/s). The old line through 8 B .. 256 KiB put 4 MiB at 2x its time;
-// the curve through the same points and 1 and 4 MiB holds at 64 MiB (measured: 0.5668 s).
+// Why the model is piecewise: fastest half round trips between two nodes of the emulated cluster (1 ms per node,
+// so 2 ms one way, 1 Gbit/s). A line through 8 B .. 256 KiB puts 4 MiB at more than twice its time; the curve
+// through the same points and 1 and 4 MiB holds at 64 MiB (whose half round trip there is 0.5668 s).
 TEST(LinkFit, HoldsWhereALineThroughSmallSizesDoesNot) {
     const std::vector<PingSample> measured = {
         {8, 2.112e-3}, {32 * KiB, 2.672e-3}, {256 * KiB, 8.692e-3}, {1 * MiB, 13.285e-3}, {4 * MiB, 39.639e-3}};

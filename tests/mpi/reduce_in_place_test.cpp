@@ -1,9 +1,9 @@
 // MPI_IN_PLACE at every root under REDUX_ALGORITHM=auto (unset), where the MPI library's own reduce is known to
 // fail (policy/native_failures.hpp: Debian 12's MPICH 4.0.2 crashes in MPI_Reduce with MPI_IN_PLACE at a root
-// other than 0 for commutative ops over 2048 bytes). auto runs trial calls of the library's reduce, so before
-// libredux knew of the failure these tests died with SIGSEGV at the first in-place trial under MPICH; now auto
-// must not try native on such a key -- the planned tree answers -- and every result must be right. Under Open
-// MPI (nothing known to fail) they check the results all the same.
+// other than 0 for commutative ops over 2048 bytes). auto runs trial calls of the library's reduce, and an
+// in-place trial there dies with SIGSEGV under MPICH: auto must not try native on such a key -- the planned tree
+// answers -- and every result must be right. Under Open MPI (nothing known to fail) they check the results all
+// the same.
 //
 // Each key is called kCalls times, more than auto's first round of trials (2 * AutoSelect::kTrials), half through
 // MPI_Reduce (libredux's interposed definition) and half through redux_reduce_ex, whose call info tells what ran. Every

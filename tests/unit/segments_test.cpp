@@ -384,7 +384,7 @@ TEST(SegmentChoice, FindsTheMinimumOfEveryCount) {
                             if (!plan.more_trees.empty()) {
                                 // Two trees: which tree carries the longer segments of a ragged cut moves the
                                 // prediction up and down from one m to the next, so the search, exact on a
-                                // unimodal T(m), may stop at a neighbour; measured within 0.7 % here.
+                                // unimodal T(m), may stop at a neighbour whose prediction is close.
                                 EXPECT_LE(choice.times.makespan_s, best_s * 1.01) << what;
                             } else {
                                 EXPECT_LE(choice.times.makespan_s, best_s * (1 + 1.0 / static_cast<double>(g.elements)))
