@@ -7,7 +7,7 @@
 #      library may not reorder a non-commutative op, so its own reduce folds the ranks' values in a row;
 #      libredux's trees fold them in rank order too, with folds on different ranks at once. Vectors stay
 #      whole (--segment-bytes 0): the sleep's fixed cost per call is not in the segment model, which shares
-#      c out among the segments.
+#      c out among the segments, so the model would cut these vectors into segments that each pay the sleep.
 # Then the verdict lines of both (auto against native: faster, slower, or noise when the interquartile
 # ranges overlap) as a summary, and the plots.
 #
