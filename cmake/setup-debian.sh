@@ -106,7 +106,11 @@ openmpi_exec="$(mpi_program mpiexec.openmpi)"
 
 if ((!all)); then
     # The main job's build: no tools, no tests (no GoogleTest needed), and of the targets only mpi_bench and
-    # what it links (libredux.so).
+    # what it links (libredux.so). CMake leaves a build's test lists behind when its tests are switched off:
+    # they go, so that ctest in ./build finds no tests rather than those of the earlier configuration.
+    if grep -q '^REDUX_BUILD_TESTS:BOOL=ON' build/CMakeCache.txt 2>/dev/null; then
+        find build -name CTestTestfile.cmake -delete
+    fi
     configure_and_build build "${openmpi_cc}" "${openmpi_cxx}" "${openmpi_exec}" \
         -DREDUX_BUILD_BENCH=ON -DREDUX_BUILD_TOOLS=OFF -DREDUX_BUILD_TESTS=OFF "$@" -- --target mpi_bench
     exit 0
