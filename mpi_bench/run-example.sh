@@ -2,7 +2,7 @@
 # The main job: mpi_bench on 4 local ranks under Open MPI (the build in ./build that cmake/setup-debian.sh
 # makes), libredux's trees against the MPI library's own MPI_Reduce, in two runs:
 #   1. sum: MPI_SUM on doubles, 8 sizes from 8 B to 4 MiB, a cheap op whose cost is mostly the transfers;
-#   2. delay: a user-defined, non-commutative op that costs about 70 us to 1 ms a call (delay:20, the sum
+#   2. delay: a user-defined, non-commutative op that costs about 66 us to 0.7 ms a call (delay:20, the sum
 #      then a sleep of 20 ns per element: at least the kernel's ~60 us per sleep), 8 B .. 256 KiB. The MPI
 #      library may not reorder a non-commutative op, so its own reduce folds the ranks' values in a row;
 #      libredux's trees fold them in rank order too, with folds on different ranks at once. Vectors stay
