@@ -2,7 +2,9 @@
 // tree wins only when clearly faster (the middle halves of the agreed samples do not overlap), native when
 // clearly faster or still overlapping after the last round; a tree the trials chose takes turns with native,
 // timed in place, and stays only if its median is below native's there too; a drifting window or the periodic
-// recheck restarts the trials; decided native calls are not timed.
+// recheck restarts the trials; decided native calls are not timed. Native excluded from the start (a derived
+// datatype) or once the root passed MPI_IN_PLACE where the library's reduce fails so; what a cache of next() may
+// answer (passes_through).
 #include "policy/auto_select.hpp"
 
 #include <gtest/gtest.h>
@@ -353,6 +355,67 @@ TEST(AutoSelect, ExclusionDuringTheConfirmationRunsTreeZero) {
     EXPECT_EQ(step.tree, 0);
     EXPECT_FALSE(step.timed || step.watched);
     EXPECT_FALSE(select.needs_agreement());
+}
+
+// A key whose datatype is derived: tree 0 on every call, untimed, never an agreement, never native.
+TEST(AutoSelect, NativeNotTriedRunsTreeZeroFromTheStart) {
+    AutoSelect select(3, /*native_tried=*/false);
+    EXPECT_TRUE(select.native_excluded());
+    for (int call = 0; call < 2 * AutoSelect::kWindow; ++call) {
+        const AutoSelect::Step step = select.next();
+        ASSERT_EQ(step.run, AutoSelect::Run::planned);
+        ASSERT_EQ(step.tree, 0);
+        ASSERT_FALSE(step.timed || step.watched || step.agree_in_place);
+        select.count();
+        ASSERT_FALSE(select.needs_agreement());
+    }
+    EXPECT_FALSE(select.settled_native());
+    EXPECT_FALSE(select.passes_through());
+}
+
+// Where the library's reduce fails with MPI_IN_PLACE at the root: every trial asks for the agreement on it; once
+// the root passed it, the model's tree, untimed, and never native again.
+TEST(AutoSelect, InPlaceFailureAsksEveryTrialAndExcludesNativeOnceAgreed) {
+    const char* why = "fails in place";
+    AutoSelect select(2, true, why);
+    EXPECT_EQ(select.native_in_place_failure(), why);
+    for (int call = 0; call < 3; ++call) {
+        const AutoSelect::Step step = select.next();
+        EXPECT_TRUE(step.timed && step.agree_in_place) << "call " << call;
+        select.record(1.0);
+    }
+    ASSERT_TRUE(select.next().agree_in_place);
+    const AutoSelect::Step instead = select.root_passed_in_place();
+    EXPECT_EQ(instead.run, AutoSelect::Run::planned);
+    EXPECT_EQ(instead.tree, 0);
+    EXPECT_FALSE(instead.timed || instead.watched || instead.agree_in_place);
+    EXPECT_TRUE(select.native_excluded());
+    EXPECT_FALSE(select.needs_agreement());
+}
+
+// Settled on native where the library fails in place: native, with a copy of the root's data where the root
+// passes MPI_IN_PLACE, and never a pass-through a cache may answer. Without the failure: a pass-through.
+TEST(AutoSelect, PassesThroughOnlyWhereNativeTakesEveryCall) {
+    AutoSelect fails(1, true, "fails in place");
+    EXPECT_TRUE(fails.next().agree_in_place);
+    run_trials(fails, 3.0, 2.0);
+    ASSERT_TRUE(fails.settled_native());
+    const AutoSelect::Step step = fails.next();
+    EXPECT_EQ(step.run, AutoSelect::Run::native);
+    EXPECT_FALSE(step.timed || step.watched || step.agree_in_place) << "decided: no agreement";
+    EXPECT_TRUE(fails.native_needs_copy(true));
+    EXPECT_FALSE(fails.native_needs_copy(false));
+    EXPECT_FALSE(fails.passes_through());
+
+    AutoSelect takes;
+    EXPECT_FALSE(takes.next().agree_in_place);
+    EXPECT_FALSE(takes.passes_through()) << "undecided";
+    run_trials(takes, 3.0, 2.0);
+    EXPECT_TRUE(takes.passes_through());
+    EXPECT_FALSE(takes.native_needs_copy(true));
+    AutoSelect tree;
+    run_trials(tree, 1.0, 2.0);
+    EXPECT_FALSE(tree.passes_through()) << "decided for a tree";
 }
 
 }  // namespace

@@ -17,7 +17,11 @@ double quantile(std::vector<double> v, int numerator, int denominator) {
 
 }  // namespace
 
-AutoSelect::AutoSelect(int trees) : trees_(std::clamp(trees, 1, kMaxTrees)) { restart_trials(); }
+AutoSelect::AutoSelect(int trees, bool native_tried, const char* native_in_place_failure)
+    : native_in_place_failure_(native_in_place_failure), trees_(std::clamp(trees, 1, kMaxTrees)) {
+    restart_trials();
+    if (!native_tried) exclude_native();
+}
 
 AutoSelect::Step AutoSelect::next() const {
     if (confirming_) {
@@ -26,8 +30,11 @@ AutoSelect::Step AutoSelect::next() const {
     }
     if (decided_) return {choice_, tree_, false, choice_ == Run::planned && !native_excluded_};
     const int arm = running_[static_cast<size_t>(round_calls_) % running_.size()];
-    if (arm == native_arm()) return {Run::native, 0, true, false};
-    return {Run::planned, arm, true, false};
+    // Asked of trial calls only, which start every rank together anyway; other native calls take a copy of the
+    // root's data (native_needs_copy).
+    const bool agree_in_place = native_in_place_failure_ != nullptr;
+    if (arm == native_arm()) return {Run::native, 0, true, false, agree_in_place};
+    return {Run::planned, arm, true, false, agree_in_place};
 }
 
 void AutoSelect::record(double seconds) {
@@ -125,6 +132,7 @@ void AutoSelect::decide(Run choice, int tree) {
     native_s_ = medians_[static_cast<size_t>(native_arm())];
     tree_ = choice == Run::native ? 0 : tree;
     decided_ = true;
+    passes_through_ = choice == Run::native && native_in_place_failure_ == nullptr;
     baseline_s_ = 0;
     calls_since_decision_ = 0;
     window_.clear();
@@ -132,6 +140,7 @@ void AutoSelect::decide(Run choice, int tree) {
 
 void AutoSelect::exclude_native() {
     native_excluded_ = true;
+    passes_through_ = false;
     confirming_ = false;
     decided_ = true;
     choice_ = Run::planned;
@@ -139,8 +148,14 @@ void AutoSelect::exclude_native() {
     window_.clear();
 }
 
+AutoSelect::Step AutoSelect::root_passed_in_place() {
+    exclude_native();
+    return next();
+}
+
 void AutoSelect::restart_trials() {
     decided_ = false;
+    passes_through_ = false;
     confirming_ = false;
     window_.clear();
     running_.clear();
