@@ -65,52 +65,65 @@ struct CachedPlan {
     // [0]: the strategy asked for, or the model's choice; under auto, its runners-up after it (plan/select.hpp),
     // which auto measures too. Never empty.
     std::vector<PlannedTree> trees;
-    Workspace workspace;     // shared by the trees: one runs at a time
-    AutoSelect auto_select;  // REDUX_ALGORITHM=auto only: which tree runs, or native
-    PlanReport report;       // for the decision log
-    // Why the MPI library's reduce would fail on this key if the root passed MPI_IN_PLACE, or null
-    // (policy/native_failures.hpp; the same on every rank). auto asks the ranks before trying it (api/reduce.cpp).
-    const char* native_in_place_failure = nullptr;
-    std::vector<char> in_place_copy;  // the root's data, when such a key runs native with MPI_IN_PLACE
+    Workspace workspace;              // shared by the trees: one runs at a time
+    AutoSelect auto_select;           // REDUX_ALGORITHM=auto only: which tree runs, or native
+    PlanReport report;                // for the decision log
+    std::vector<char> in_place_copy;  // the root's data, when auto runs native from a copy (auto_select.hpp)
 };
 
-// The arguments of a recent call whose datatype and op are predefined (handles MPI never frees, so equal handles
-// mean equal types and ops), and what they led to: a call that repeats them (the common case: a loop reducing the
-// same buffer, or a few reduces taking turns) goes straight to the plan, without checking its handles, describing
-// the datatype or looking the key up again. Only the buffers are judged again (api/reduce.cpp).
+// What route() answers for a call that runs a plan (api/route.hpp): the plan and the facts of the call that the
+// plan's key does not hold.
+struct PlanRoute {
+    CachedPlan* plan = nullptr;
+    redux_algorithm algorithm = REDUX_ALGORITHM_AUTO;  // resolved: auto or a strategy, never CONFIGURED/NATIVE
+    bool commutative = true;
+    // The datatype and op are predefined: handles MPI never frees, so equal handles mean equal types and ops,
+    // and a cache may answer a later call with the same handles (RecentCalls, api/settled_native.hpp).
+    bool predefined_handles = false;
+    ElementLayout layout;
+};
+
+// A recent call whose datatype and op are predefined, and route()'s answer for it: a call that repeats its
+// arguments (the common case: a loop reducing the same buffer, or a few reduces taking turns) gets the same
+// answer without checking its handles, describing the datatype or looking the key up again. Only the buffers
+// are judged again (api/route.cpp).
 struct RecentCall {
-    CachedPlan* plan = nullptr;  // null: an empty slot
     int count = 0;
     int root = 0;
     MPI_Datatype datatype = MPI_DATATYPE_NULL;
     MPI_Op op = MPI_OP_NULL;
     redux_options options{};
-    redux_algorithm algorithm = REDUX_ALGORITHM_AUTO;  // resolved
-    bool commutative = true;
-    ElementLayout layout;
+    PlanRoute route;  // route.plan null: an empty slot
 
     bool repeats(int c, MPI_Datatype t, MPI_Op o, int r, const redux_options& opts) const {
-        return plan != nullptr && c == count && t == datatype && o == op && r == root &&
+        return route.plan != nullptr && c == count && t == datatype && o == op && r == root &&
                opts.algorithm == options.algorithm && opts.transfer_s == options.transfer_s &&
                opts.compute_s == options.compute_s && opts.limit == options.limit &&
                opts.segment_bytes == options.segment_bytes;
     }
 };
 
-// The last few distinct calls, found by a scan: with one remembered call, a program (or mpi_bench) alternating
-// two reduces took the full path on every call (0.35 us more, measured on 2 local ranks).
+// The last few distinct calls, found by a scan (a program may alternate a few reduces), valid in the lookup
+// generation they were remembered in (below): a plan evicted or a state deleted since empties them all.
 class RecentCalls {
 public:
     static constexpr size_t kSize = 8;
 
-    const RecentCall* find(int count, MPI_Datatype datatype, MPI_Op op, int root, const redux_options& opts) const {
+    const RecentCall* find(int count, MPI_Datatype datatype, MPI_Op op, int root, const redux_options& opts,
+                           uint64_t generation) const {
+        if (generation != generation_) return nullptr;
         for (const RecentCall& call : calls_) {
             if (call.repeats(count, datatype, op, root, opts)) return &call;
         }
         return nullptr;
     }
-    // Where the same arguments are remembered already, their slot; else the oldest.
-    void remember(const RecentCall& call) {
+    // Where the same arguments are remembered already, their slot; else the oldest. `generation`: the one the
+    // call's route started in.
+    void remember(const RecentCall& call, uint64_t generation) {
+        if (generation != generation_) {
+            for (RecentCall& slot : calls_) slot.route.plan = nullptr;
+            generation_ = generation;
+        }
         for (RecentCall& slot : calls_) {
             if (slot.repeats(call.count, call.datatype, call.op, call.root, call.options)) {
                 slot = call;
@@ -120,13 +133,11 @@ public:
         calls_[next_] = call;
         next_ = (next_ + 1) % kSize;
     }
-    void forget() {
-        for (RecentCall& slot : calls_) slot.plan = nullptr;
-    }
 
 private:
     std::array<RecentCall, kSize> calls_{};
     size_t next_ = 0;  // the slot a new call takes
+    uint64_t generation_ = 0;
 };
 
 struct CommState {
@@ -136,7 +147,7 @@ struct CommState {
     int size = 1;
     std::map<PlanKey, std::unique_ptr<CachedPlan>> plans;
     std::deque<PlanKey> plan_order;  // oldest first, for eviction
-    PlanKey last_key;                // the plan of the previous call: repeated calls skip the map
+    PlanKey last_key;                // the plan of the previous call: a repeated call skips the map
     CachedPlan* last_plan = nullptr;
     RecentCalls recent_calls;
     bool links_known = false;  // topology and links, gathered on the first plan that needs d
@@ -146,9 +157,9 @@ struct CommState {
 
 constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goes first
 
-// Bumped whenever a per-thread lookup cache could point at something gone: a communicator's state (deleted with
-// its communicator, or at MPI_Finalize) or a plan (evicted). find_comm_state's last answer and the settled-native
-// record (settled_native.hpp) are used only in the generation they were made in.
+// Bumped whenever a cached answer could point at something gone: a communicator's state (deleted with its
+// communicator, or at MPI_Finalize) or a plan (evicted). find_comm_state's last answer, RecentCalls and the
+// thread's records of route()'s answers (settled_native.hpp) are used only in the generation they were made in.
 extern __attribute__((visibility("hidden"))) std::atomic<uint64_t> g_lookup_generation;
 inline uint64_t lookup_generation() { return g_lookup_generation.load(std::memory_order_acquire); }
 inline void forget_lookups() { g_lookup_generation.fetch_add(1, std::memory_order_acq_rel); }

@@ -11,12 +11,10 @@
 // here. The segment count is forced by redux_options.segment_bytes or REDUX_SEGMENT_BYTES; otherwise the model
 // chooses it when d is calibrated (it then knows the latency part of d, alpha of the slowest class); with a d
 // given by the call or the environment, one number with no latency part, the vector is not segmented. auto then
-// measures that tree and selection's runners-up against the MPI library's own reduce (policy/auto_select.hpp), each
-// with its program made here (a program is a few ints per child) -- on predefined datatypes
-// only: derived datatypes always run the planned tree. (Open MPI 4.1's reduce left the root's result unwritten
-// for an absolute-address datatype with recvbuf = MPI_BOTTOM when it followed a planned call of the same
-// key; the cause was not found, and MPI_Reduce on derived datatypes is not where the library's own tuning
-// is likely to win.)
+// measures that tree and selection's runners-up against the MPI library's own reduce, each with its program made
+// here (a program is a few ints per child); its AutoSelect is told here what it needs to know about the library's
+// reduce on the key: whether to try it at all (predefined datatypes only) and whether it fails when the root passes
+// MPI_IN_PLACE (policy/auto_select.hpp).
 #include "api/planning.hpp"
 
 #include "api/mpi_identity.h"
@@ -253,9 +251,10 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     cached->trees.push_back(tree_of(best));
     if (key.algorithm == REDUX_ALGORITHM_AUTO) {
         for (const Plan& plan : selection.runners_up) cached->trees.push_back(tree_of(plan));
-        cached->auto_select = AutoSelect(static_cast<int>(cached->trees.size()));
-        cached->native_in_place_failure = known_native_reduce_failure(
+        const char* in_place_failure = known_native_reduce_failure(
             loaded_mpi_library(), {state.size, key.root, /*in_place=*/true, report.bytes, key.commutative});
+        cached->auto_select = AutoSelect(static_cast<int>(cached->trees.size()),
+                                         /*native_tried=*/key.datatype != MPI_DATATYPE_NULL, in_place_failure);
     }
     for (const PlannedTree& tree : cached->trees) report.tried.emplace_back(strategy_name(tree.strategy));
     report.strategy = std::string(strategy_name(best.request.strategy));
@@ -268,8 +267,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
         state.plans.erase(state.plan_order.front());
         state.plan_order.pop_front();
         state.last_plan = nullptr;
-        state.recent_calls.forget();
-        forget_lookups();
+        forget_lookups();  // RecentCalls and the thread's records may point at the evicted plan
     }
     CachedPlan* raw = cached.get();
     state.plans.emplace(key, std::move(cached));

@@ -1,21 +1,20 @@
-// The cheapest path libredux has: a call that repeats the calling thread's last call on a key where auto has
-// settled on the MPI library's own reduce goes to PMPI_Reduce at once, on the user's communicator, after reading
-// one thread-local record, one generation counter and the key's AutoSelect. Nothing else is touched: no
-// communicator state, no recent-calls scan, no options check, no second hop through an exported symbol.
+// The calling thread's records of route()'s answers (route.hpp), for the two kinds of call where that answer is
+// "the MPI library's own reduce" and libredux must cost nothing: a communicator whose agreed configuration says
+// native, and a key that auto has settled on native. reduce.cpp reads them before anything else; a call that
+// repeats a record goes to the library's reduce on the user's communicator after one thread-local record and one
+// generation counter are read (and, for a settled key, its AutoSelect): no communicator state, no recent-calls
+// scan, no options check, no second hop through an exported symbol. On ranks that share cores every nanosecond a
+// rank spends before the library's reduce costs several in it, as the ranks wait for each other and the scheduler.
 //
-// Why it is worth a file: on ranks that share cores (4 and 8 ranks on 2 cores), every few nanoseconds a rank
-// spends before PMPI_Reduce cost several times that in the reduce, because the ranks wait for each other and the
-// scheduler. Measured with a probe that times PMPI_Reduce against wrappers around it (8 B, 4 ranks, 20,000 calls,
-// medians of one run each): a wrapper in another shared library +0.00-0.05 us; a 30 ns spin +0.11-0.18 us; a
-// 100 ns spin +0.23-0.55 us; libredux's settled pass-through before this record +0.25-0.46 us.
-//
-// The record is only a shortcut: whatever it does not recognise takes the full path (api/reduce.cpp), which
-// makes the same decision. It stays valid while the generation it was made in does: the generation changes
-// whenever a communicator's state or a plan goes away (comm_state.hpp), so the AutoSelect it points to is alive.
-// A call with misplaced buffers (an erroneous one) is left to the full path, which sends it to PMPI_Reduce
-// without counting it, as before.
+// A record is a cache, never a decision: it holds an answer route() gave for the same arguments, and whatever it
+// does not recognise goes to route(). Both are made only in the lookup generation their call began in and used
+// only while it lasts (comm_state.hpp): the generation changes whenever a communicator's state or a plan goes
+// away, so what a record points to is alive and its communicator is the one it was made for. Only calls whose
+// options are the defaults but for the algorithm (every MPI_Reduce) are recorded or answered, so that the options
+// are one field and no option a record ignores can make route() answer otherwise.
 #pragma once
 
+#include "api/route.hpp"
 #include "policy/auto_select.hpp"
 #include "redux/redux.h"
 
@@ -25,18 +24,12 @@
 
 namespace redux {
 
-// Erroneous calls that only one side can see (MPI_IN_PLACE in the wrong place, aliased buffers) get the
-// library's error on that rank, as with MPI_Reduce itself. A null recvbuf is MPI_BOTTOM, which is legal: it must
-// not send the root elsewhere than the other ranks. Here because the record judges buffers too; reduce.cpp uses it.
-inline bool misplaced_buffers(const void* sendbuf, const void* recvbuf, int rank, int root) {
-    if (rank == root) return recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
-    return sendbuf == MPI_IN_PLACE;
-}
-
-// Every member is zero-initialised (not MPI_COMM_NULL and the like, which are not constant expressions in Open
-// MPI): a thread_local with a constructor to run would be reached through __tls_get_addr and a guard. One cache
-// line: only calls whose options are the defaults but for the algorithm are recorded (MPI_Reduce's, and
-// mpi_bench's), so the options are one field.
+// route() answered "auto's plan for this key" and the key's AutoSelect passes every call through to the library:
+// a call with the same arguments gets the same route, and AutoSelect, asked again each time, the same answer.
+// A call with misplaced buffers (an erroneous one) is left to route(), which sends it to the library's reduce
+// without counting it on the key. Every member is zero-initialised (not MPI_COMM_NULL and the like, which are not
+// constant expressions in Open MPI): a thread_local with a constructor to run would be reached through
+// __tls_get_addr and a guard. One cache line.
 struct alignas(64) SettledNative {
     AutoSelect* select{};  // null: nothing recorded
     uint64_t generation{};
@@ -45,39 +38,31 @@ struct alignas(64) SettledNative {
     MPI_Op op{};
     int count{};
     int root{};
-    int rank{};  // this process's in comm
-    redux_algorithm algorithm{};
+    int rank{};                   // this process's in comm
+    redux_algorithm algorithm{};  // as the call passed it: CONFIGURED or AUTO
 
-    static bool defaults_but_algorithm(const redux_options& opts) {
-        return opts.transfer_s < 0 && opts.compute_s < 0 && opts.limit == 0 && opts.segment_bytes < 0;
-    }
-
-    // The AutoSelect to count the call on, when the call repeats the record and its key is still settled on
-    // native; else null.
-    AutoSelect* repeats(const void* sendbuf, const void* recvbuf, int c, MPI_Datatype t, MPI_Op o, int r,
-                        MPI_Comm communicator, const redux_options& opts, uint64_t now) const {
-        if (select == nullptr || communicator != comm || c != count || t != datatype || o != op || r != root ||
-            now != generation || opts.algorithm != algorithm || !defaults_but_algorithm(opts) ||
-            !select->settled_native()) {
+    // The AutoSelect to count the call on, when the call repeats the record and its key still passes through;
+    // else null.
+    AutoSelect* repeats(const ReduceCall& call) const {
+        if (select == nullptr || call.comm != comm || call.count != count || call.datatype != datatype ||
+            call.op != op || call.root != root || call.generation != generation ||
+            call.options.algorithm != algorithm || !call.defaults_but_algorithm || !select->passes_through()) {
             return nullptr;
         }
-        return misplaced_buffers(sendbuf, recvbuf, rank, root) ? nullptr : select;
+        return misplaced_buffers(call.sendbuf, call.recvbuf, rank, root) ? nullptr : select;
     }
 };
 static_assert(sizeof(SettledNative) == 64, "one cache line");
 
-// The same shortcut where the communicator's configuration says native (REDUX_ALGORITHM=native, or a per-call
-// configuration that resolves to it): the calling thread's last such communicator, valid in the generation it was
-// recorded in. Every call on it that asks for the configured algorithm goes to PMPI_Reduce as the full path would,
-// erroneous ones included. Measured (8 B, 2 ranks, 10,000 calls, six runs): the full path's pass-through +0.03 to
-// +0.11 us over PMPI_Reduce, where the settled record's is +0.01 to +0.05.
+// route() answered "the library's own, as the communicator's configuration says" (Route::configured_native): every
+// call on that communicator that asks for the configured algorithm gets the same answer, erroneous ones included.
 struct ConfiguredNative {
     MPI_Comm comm{};  // the user's; zero: nothing recorded
     uint64_t generation{};
 
-    bool takes(MPI_Comm communicator, const redux_options& opts, uint64_t now) const {
-        return comm != MPI_Comm{} && communicator == comm && now == generation &&
-               opts.algorithm == REDUX_ALGORITHM_CONFIGURED;
+    bool takes(const ReduceCall& call) const {
+        return comm != MPI_Comm{} && call.comm == comm && call.generation == generation &&
+               call.options.algorithm == REDUX_ALGORITHM_CONFIGURED && call.defaults_but_algorithm;
     }
 };
 

@@ -1,0 +1,73 @@
+// Where a reduce goes: the MPI library's own reduce, or a plan. route() decides, for every call; the caches in
+// front of it (settled_native.hpp, RecentCalls in comm_state.hpp) hold answers it gave. See route.cpp for the
+// order of its questions and reduce.cpp for the call's whole way.
+#pragma once
+
+#include "api/comm_state.hpp"
+#include "redux/redux.h"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace redux {
+
+// A call as an entry point received it, with what every cache of route()'s answers compares.
+struct ReduceCall {
+    const void* sendbuf;
+    void* recvbuf;
+    int count;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    int root;
+    MPI_Comm comm;  // the user's
+    const redux_options& options;
+    // The options are the defaults but for the algorithm (every MPI_Reduce): the only calls the thread's records
+    // answer, so that they compare one field of the options.
+    bool defaults_but_algorithm;
+    uint64_t generation;  // lookup_generation() when the call began: what it caches is valid in this one only
+};
+
+inline bool defaults_but_algorithm(const redux_options& opts) {
+    return opts.transfer_s < 0 && opts.compute_s < 0 && opts.limit == 0 && opts.segment_bytes < 0;
+}
+
+// Erroneous calls that only one side can see (MPI_IN_PLACE in the wrong place, aliased buffers) get the
+// library's error on that rank, as with MPI_Reduce itself. A null recvbuf is MPI_BOTTOM, which is legal: it must
+// not send the root elsewhere than the other ranks. Judged on every call, cached answers included.
+inline bool misplaced_buffers(const void* sendbuf, const void* recvbuf, int rank, int root) {
+    if (rank == root) return recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
+    return sendbuf == MPI_IN_PLACE;
+}
+
+// route()'s answer. state null: the MPI library's own reduce on the user's communicator, with the call's
+// arguments as they are. Else `plan`, run on state's private communicator (run_plan.hpp): a recent call's
+// (RecentCalls) or `made`.
+struct Route {
+    Route() = default;
+    Route(const Route&) = delete;  // `plan` may point into it
+    Route& operator=(const Route&) = delete;
+
+    CommState* state = nullptr;
+    const PlanRoute* plan = nullptr;
+    // The library's own reduce because the communicator's agreed configuration says native and the call asks for
+    // the configured algorithm: the same answer for every such call on the communicator with valid options.
+    bool configured_native = false;
+    std::optional<PlanRoute> made;  // the plan route made for this call where no recent call had one
+};
+
+// Decides where `call` goes. MPI_SUCCESS and the answer in `route` (default-constructed by the caller), or the error
+// the call fails with (options that are not valid, a communicator state that could not be made); it may throw
+// (bad_alloc, ...): the caller guards it. Collective where the call's first use of a communicator or of a key makes
+// state or a plan.
+int route(const ReduceCall& call, Route& route);
+
+// The MPI library's own reduce of `call`, with `sendbuf` (the call's, or a copy of the root's data) on `comm`:
+// the one place libredux calls PMPI_Reduce for a call. On the user's communicator MPI reports an error through
+// its handler itself; on libredux's private one (errors returned) the caller's guard does.
+inline int library_reduce(const void* sendbuf, const ReduceCall& call, MPI_Comm comm) {
+    return PMPI_Reduce(sendbuf, call.recvbuf, call.count, call.datatype, call.op, call.root, comm);
+}
+
+}  // namespace redux

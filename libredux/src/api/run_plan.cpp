@@ -1,0 +1,150 @@
+// Running a planned route. A strategy's plan runs its tree (tree 0). An auto plan asks its AutoSelect
+// (policy/auto_select.hpp) for each call's step: one of the planned trees or the MPI library's own reduce, on the
+// private communicator so that its errors come back here. Trial calls are timed from a start every rank makes
+// together (start_together_yielding, mpi/yielding.hpp: the root lets every rank go at once and times from then to
+// its own end), confirming and decided planned calls from the call's start, decided native calls not at all; the
+// agreements are made when it asks. Timing from a barrier misleads where a one-way latency is large: ranks leave a
+// barrier up to a few latencies apart, so a root that leaves late finds its children's messages already there, and
+// the leaves of a wide tree, let go late, delay the root.
+//
+// Every time is the root's: the reduction is done when the root has the result (the benchmark's latency too), and
+// on ranks that share cores another rank's time counts whatever it spends descheduled after its part is done.
+//
+// Where the library's reduce is known to fail when the root passes MPI_IN_PLACE, only the root knows whether a
+// call is in place: a step with agree_in_place first agrees on it (an allreduce), and once the root did, native is
+// excluded on the key and the decision log says why. A key decided for native before its root ever passed
+// MPI_IN_PLACE keeps native, and its root hands the library a copy of its data as an ordinary send buffer.
+#include "api/run_plan.hpp"
+
+#include "api/planning.hpp"
+#include "mpi/mpi_check.hpp"
+#include "mpi/yielding.hpp"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace redux {
+namespace {
+
+// What redux_call_info reports for a call that ran `tree` of the key's trees.
+redux_call_info planned_info(const CachedPlan& cached, const PlannedTree& tree) {
+    return {1,
+            public_algorithm(tree.strategy),
+            cached.costs.transfer_s,
+            cached.costs.compute_s,
+            tree.predicted_s,
+            tree.segments};
+}
+
+// Runs tree `tree` of the key's trees (0: the strategy asked for or the model's choice).
+int run_tree(const ReduceCall& call, const Route& route, int tree) {
+    const CommState& state = *route.state;
+    CachedPlan& cached = *route.plan->plan;
+    ReduceArgs args;
+    args.in_place = state.rank == call.root && call.sendbuf == MPI_IN_PLACE;
+    args.sendbuf = args.in_place ? call.recvbuf : call.sendbuf;
+    args.recvbuf = call.recvbuf;
+    args.count = call.count;
+    args.datatype = call.datatype;
+    args.op = call.op;
+    args.commutative = route.plan->commutative;
+    args.root = call.root;
+    const PlannedTree& planned = cached.trees[static_cast<size_t>(tree)];
+    return run_program(planned.program, planned.segments, state.rank, args, route.plan->layout, state.comm,
+                       cached.workspace, state.config.knobs);
+}
+
+// The root's data copied into the key's kept buffer (allocated once), as a send buffer for the library's reduce.
+const void* copy_of_root_data(CachedPlan& cached, const ReduceCall& call, const ElementLayout& layout) {
+    const size_t span = layout.span_bytes(call.count);
+    if (cached.in_place_copy.size() < span) cached.in_place_copy.resize(span);
+    std::memcpy(cached.in_place_copy.data(), static_cast<const char*>(call.recvbuf) + layout.true_lb, span);
+    return cached.in_place_copy.data() - layout.true_lb;
+}
+
+// The decision log's fields for the decision AutoSelect just made.
+void report_decision(CachedPlan& cached, const AutoSelect& select) {
+    PlanReport& report = cached.report;
+    report.planned_s = select.planned_s();
+    report.native_s = select.native_s();
+    report.trial_calls = select.trial_calls();
+    report.trial_medians_s.clear();
+    for (int t = 0; t < select.trees(); ++t) report.trial_medians_s.push_back(select.tree_median_s(t));
+    report.confirm_planned_s.reset();
+    report.confirm_native_s.reset();
+    if (select.confirmed()) {
+        report.confirm_planned_s = select.confirm_planned_s();
+        report.confirm_native_s = select.confirm_native_s();
+    }
+    const PlannedTree& chosen = cached.trees[static_cast<size_t>(select.tree())];
+    report.strategy = select.choice() == AutoSelect::Run::native ? std::string("native")
+                                                                 : std::string(strategy_name(chosen.strategy));
+    report.predicted_s = chosen.predicted_s;
+    report.segments = chosen.segments;
+}
+
+[[gnu::noinline]] int run_auto(const ReduceCall& call, const Route& route, redux_call_info* info) {
+    CommState& state = *route.state;
+    CachedPlan& cached = *route.plan->plan;
+    AutoSelect& select = cached.auto_select;
+    AutoSelect::Step step = select.next();
+    const bool in_place = state.rank == call.root && call.sendbuf == MPI_IN_PLACE;
+    if (step.agree_in_place) {
+        int mine = in_place ? 1 : 0, any = 0;
+        REDUX_MPI(allreduce_yielding(&mine, &any, 1, MPI_INT, MPI_MAX, state.comm));
+        if (any != 0) {
+            step = select.root_passed_in_place();  // the planned tree, untimed
+            cached.report.strategy = std::string(strategy_name(cached.trees.front().strategy));
+            cached.report.planned_s.reset();
+            cached.report.native_s.reset();
+            cached.report.native_excluded = select.native_in_place_failure();
+            log_plan(state, cached, "auto decision", true);
+        }
+    }
+    const bool timing = step.timed || step.watched;  // native once decided: the pass-through, not timed
+    double start = 0.0;
+    if (step.timed) {
+        REDUX_MPI(start_together_yielding(state.comm, call.root, start));
+    } else if (timing && state.rank == call.root) {  // only the root's time is recorded (below)
+        start = MPI_Wtime();
+    }
+    const bool planned = step.run == AutoSelect::Run::planned;
+    if (planned) {
+        REDUX_MPI(run_tree(call, route, step.tree));
+    } else {
+        const void* sendbuf =
+            select.native_needs_copy(in_place) ? copy_of_root_data(cached, call, route.plan->layout) : call.sendbuf;
+        REDUX_MPI(library_reduce(sendbuf, call, state.comm));
+    }
+    if (timing) {  // the root's time; zeros elsewhere, so that the agreements' MPI_MAX is the root's
+        select.record(state.rank == call.root ? MPI_Wtime() - start : 0.0);
+    } else {
+        select.count();
+    }
+    if (info != nullptr) {
+        *info = planned ? planned_info(cached, cached.trees[static_cast<size_t>(step.tree)])
+                        : redux_call_info{0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
+    }
+    if (select.needs_agreement()) {
+        const std::vector<double> mine = select.local();
+        std::vector<double> agreed(mine.size());
+        REDUX_MPI(allreduce_yielding(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX,
+                                     state.comm));
+        if (select.agree(agreed)) {
+            report_decision(cached, select);
+            log_plan(state, cached, "auto decision", true);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int run_plan(const ReduceCall& call, const Route& route, redux_call_info* info) {
+    if (route.plan->algorithm == REDUX_ALGORITHM_AUTO) return run_auto(call, route, info);
+    if (info != nullptr) *info = planned_info(*route.plan->plan, route.plan->plan->trees.front());
+    return run_tree(call, route, 0);
+}
+
+}  // namespace redux
