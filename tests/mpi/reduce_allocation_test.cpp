@@ -3,7 +3,9 @@
 // through MPI_Pack into a buffer the plan keeps. Counted by a global operator new that counts (tests/support/
 // counting_new.hpp; libredux.so's allocations come to it too). MPI's own mallocs are not counted: they are the MPI
 // library's business. Non-commutative ops at a root other than 0 make trees whose sink is not the root, so the
-// final transfer and the root's copies run too. And a dozen keys called in turns, each result checked.
+// final transfer and the root's copies run too. And a dozen keys called in turns, each result checked. And an
+// allocation that fails (the counting operator new throws on request) reaches the error handler once.
+#include "counting_errhandler.hpp"
 #include "counting_new.hpp"
 #include "reduce_check.hpp"
 
@@ -128,4 +130,50 @@ TEST(ReduceAllocation, KeysTakingTurnsGiveTheRightSums) {
             }
         }
     }
+}
+
+// An allocation that fails on every rank while a call makes libredux's state for a communicator, then while
+// another call makes a key's plan: each call fails with MPI_ERR_NO_MEM through the communicator's error handler,
+// once, and the same call made again works.
+TEST(ReduceAllocation, FailedAllocationReachesTheErrorHandlerOnce) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size == 1) GTEST_SKIP() << "one rank: libredux makes nothing, every call goes to the MPI library";
+    redux_options tree = REDUX_OPTIONS_INIT;  // a tree on every rank count (auto could settle on native)
+    tree.algorithm = REDUX_ALGORITHM_BINOMIAL;
+    std::vector<double> send(64, rank + 1.0), recv(send.size(), 0.0);
+    // Process-wide set-up first (the settings, the keyvals), on another communicator.
+    ASSERT_EQ(redux_reduce_ex(send.data(), recv.data(), 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &tree, nullptr),
+              MPI_SUCCESS);
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Errhandler handler = redux_test::make_counting_errhandler();
+    MPI_Comm_set_errhandler(comm, handler);
+    const struct {
+        const char* stage;
+        int count;
+    } stages[] = {{"the communicator's state", 40}, {"a new key's plan", 41}};
+    for (const auto& s : stages) {
+        SCOPED_TRACE(s.stage);
+        const auto call = [&] {
+            return redux_reduce_ex(send.data(), recv.data(), s.count, MPI_DOUBLE, MPI_SUM, 0, comm, &tree, nullptr);
+        };
+        redux_test::reset_error_count();
+        redux_test::fail_new_after(0);
+        const int rc = call();
+        redux_test::fail_new_after(-1);
+        int error_class = MPI_SUCCESS;
+        MPI_Error_class(rc, &error_class);
+        EXPECT_EQ(error_class, MPI_ERR_NO_MEM);
+        EXPECT_EQ(redux_test::error_count().calls, 1);
+        EXPECT_EQ(redux_test::error_count().last_class, MPI_ERR_NO_MEM);
+        ASSERT_EQ(call(), MPI_SUCCESS);
+        if (rank == 0) {
+            EXPECT_EQ(recv[0], size * (size + 1) / 2.0);
+            EXPECT_EQ(recv[static_cast<size_t>(s.count - 1)], size * (size + 1) / 2.0);
+        }
+    }
+    MPI_Comm_free(&comm);
+    MPI_Errhandler_free(&handler);
 }

@@ -3,7 +3,8 @@
 //   - NATIVE goes to PMPI_Reduce (no request of libredux's), the planned ones run a tree when there is one;
 //   - the call's d and c are the ones the plan is made with, and the predicted makespan is the optimum of the
 //     model, computed here from the paper's closed forms for small n and checked against the planner above;
-//   - bad options are MPI_ERR_ARG through the communicator's error handler, before any message.
+//   - bad options are MPI_ERR_ARG through the communicator's error handler, before any message, also right after
+//     calls whose route libredux keeps for the next call (a communicator configured native, a recent call).
 #include "counting_errhandler.hpp"
 #include "plan/planner.hpp"
 #include "reduce_check.hpp"
@@ -158,6 +159,24 @@ TEST_F(ReduceOptions, CallCostsMakeThePlan) {
     }
 }
 
+// sum()'s arguments with `bad` options: MPI_ERR_ARG through the communicator's error handler, once, before any
+// message, with the receive buffer untouched.
+void expect_argument_error(MPI_Comm comm, int root, const redux_options& bad) {
+    redux_test::reset_error_count();
+    std::vector<long long> send(3, 1), recv(3, 7);
+    const auto before = redux_test::request_counts();
+    redux_call_info info{};
+    const int rc = redux_reduce_ex(send.data(), recv.data(), 3, MPI_LONG_LONG, MPI_SUM, root, comm, &bad, &info);
+    int cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    EXPECT_EQ(cls, MPI_ERR_ARG);
+    EXPECT_EQ(redux_test::error_count().calls, 1);
+    EXPECT_EQ(redux_test::error_count().last_class, MPI_ERR_ARG);
+    EXPECT_EQ(redux_test::request_counts().started, before.started);
+    EXPECT_EQ(recv, std::vector<long long>(3, 7)) << "recvbuf written by a call that failed its checks";
+    EXPECT_EQ(info.planned, 0);
+}
+
 TEST_F(ReduceOptions, BadOptionsAreArgumentErrors) {
     redux_options unknown = REDUX_OPTIONS_INIT;
     unknown.algorithm = static_cast<redux_algorithm>(42);
@@ -166,19 +185,12 @@ TEST_F(ReduceOptions, BadOptionsAreArgumentErrors) {
     redux_options infinite_cost = REDUX_OPTIONS_INIT;
     infinite_cost.compute_s = std::numeric_limits<double>::infinity();
     for (const redux_options* bad : {&unknown, &nan_cost, &infinite_cost}) {
-        redux_test::reset_error_count();
-        std::vector<int> send(3, 1), recv(3, 7);
-        const auto before = redux_test::request_counts();
-        redux_call_info info{};
-        const int rc = redux_reduce_ex(send.data(), recv.data(), 3, MPI_INT, MPI_SUM, 0, comm_, bad, &info);
-        int cls = MPI_SUCCESS;
-        MPI_Error_class(rc, &cls);
-        EXPECT_EQ(cls, MPI_ERR_ARG);
-        EXPECT_EQ(redux_test::error_count().calls, 1);
-        EXPECT_EQ(redux_test::error_count().last_class, MPI_ERR_ARG);
-        EXPECT_EQ(redux_test::request_counts().started, before.started);
-        EXPECT_EQ(recv, std::vector<int>(3, 7)) << "recvbuf written by a call that failed its checks";
-        EXPECT_EQ(info.planned, 0);
+        SCOPED_TRACE(bad == &unknown ? "unknown algorithm" : bad == &nan_cost ? "NaN cost" : "infinite cost");
+        expect_argument_error(comm_, size_ - 1, *bad);
+        // The same after good calls of the same arguments (with REDUX_ALGORITHM=native, the calling thread's
+        // record of a communicator configured native; under auto, the communicator's recent calls).
+        for (int good = 0; good < 3; ++good) EXPECT_EQ(sum(nullptr, 3).rc, MPI_SUCCESS);
+        expect_argument_error(comm_, size_ - 1, *bad);
     }
 }
 

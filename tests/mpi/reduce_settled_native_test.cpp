@@ -3,8 +3,11 @@
 // looking the communicator or the plan up. The record must never outlive what it points at nor answer for
 // another call. Each case makes it (a key auto decided for native, then repeated) and changes one thing: the
 // communicator freed and another made in its place (often at the same handle), the plan evicted by
-// kMaxCachedPlans other keys, the root, the count, the options, MPI_IN_PLACE at the root. Every call's data
-// depend on the call and every result is checked against a closed form computed here.
+// kMaxCachedPlans other keys, the root, the count, the options, MPI_IN_PLACE at the root. And the record is a
+// cache of route()'s answer (api/route.hpp), never a decision of its own: calls of the settled key that it does
+// not take (other options) get the same answer from route(), and options that are not valid are MPI_ERR_ARG
+// however often the key ran before. Every call's data depend on the call and every result is checked against a
+// closed form computed here.
 //
 // ctest runs this with REDUX_CHUNK_BYTES=1 REDUX_RECV_WINDOW=1 REDUX_SEGMENT_BYTES=0 (the planned tree folds one
 // byte at a time: several times slower than native on 1 MB, as mpi.reduce_in_place.native_favoured), so that
@@ -12,6 +15,7 @@
 // the calls after each decision ran native (the call info says so), so that the record is known to have been
 // used.
 #include "api/comm_state.hpp"
+#include "counting_errhandler.hpp"
 #include "policy/auto_select.hpp"
 
 #include "redux/redux.h"
@@ -20,6 +24,7 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -135,6 +140,46 @@ TEST_F(SettledNative, PlanEvicted) {
         EXPECT_EQ(native, 2 * kRepeats) << "auto was expected to settle on native";
     }
     MPI_Comm_free(&comm);
+}
+
+// Calls of the settled key that the record leaves to route() -- auto named instead of configured, a limit (which
+// auto's key ignores) -- run native as the record's do; a cost that is not finite is MPI_ERR_ARG through the error
+// handler, once, with nothing sent and nothing counted; the record's own calls run native in between.
+TEST_F(SettledNative, CallsLeftToTheRouteGetTheSameAnswer) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Errhandler handler = redux_test::make_counting_errhandler();
+    MPI_Comm_set_errhandler(comm, handler);
+    const int root = g_size - 1;
+    int native = decide_and_repeat(comm, root, 0);
+    redux_options auto_named = REDUX_OPTIONS_INIT;
+    auto_named.algorithm = REDUX_ALGORITHM_AUTO;
+    redux_options with_limit = REDUX_OPTIONS_INIT;
+    with_limit.limit = 3;
+    redux_options nan_cost = REDUX_OPTIONS_INIT;
+    nan_cost.transfer_s = std::numeric_limits<double>::quiet_NaN();
+    for (int k = 0; k < kRepeats; ++k) {
+        const int call = 1000 + 10 * k;
+        native += checked_call(comm, root, kCount, call + 1, false, &auto_named);
+        native += checked_call(comm, root, kCount, call + 2, false, &with_limit);
+        native += checked_call(comm, root, kCount, call + 3);
+        redux_test::reset_error_count();
+        std::vector<int> send(kCount, 1), recv(kCount, -1);
+        redux_call_info info{};
+        const int rc =
+            redux_reduce_ex(send.data(), recv.data(), kCount, MPI_INT, MPI_SUM, root, comm, &nan_cost, &info);
+        int cls = MPI_SUCCESS;
+        MPI_Error_class(rc, &cls);
+        EXPECT_EQ(cls, MPI_ERR_ARG);
+        EXPECT_EQ(redux_test::error_count().calls, 1);
+        EXPECT_EQ(recv[0], -1) << "recvbuf written by a call that failed its checks";
+        native += checked_call(comm, root, kCount, call + 4);
+    }
+    if (expect_native()) {
+        EXPECT_EQ(native, 5 * kRepeats) << "auto was expected to settle on native";
+    }
+    MPI_Comm_free(&comm);
+    MPI_Errhandler_free(&handler);
 }
 
 }  // namespace
