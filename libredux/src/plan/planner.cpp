@@ -5,6 +5,7 @@
 #include "plan/planner.hpp"
 
 #include "plan/builders.hpp"
+#include "plan/exec_limits.hpp"
 #include "plan/layout.hpp"
 #include "plan/predict/bounds.hpp"
 #include "plan/predict/schedule.hpp"
@@ -200,7 +201,12 @@ RankProgram program_for(const Plan& plan, int32_t rank) {
     }
     program.deal = plan.deal;
     const HeteroCosts* hetero = plan.request.hetero_costs.get();
-    program.receive_together = plan.segments == 1 && plan.more_trees.empty() && !program.children.empty() &&
+    // Every child's receive at once takes a scratch buffer of the vector per child: only within the executor's
+    // limit (plan/exec_limits.hpp), which the executor then honours as asked.
+    const auto children = static_cast<int64_t>(program.children.size());
+    const int64_t vector_bytes = plan.request.elements * plan.request.element_bytes;
+    program.receive_together = plan.segments == 1 && plan.more_trees.empty() && children > 0 &&
+                               vector_bytes <= kExecLimits.together_bytes / children &&
                                std::all_of(program.children.begin(), program.children.end(), [&](const ChildStep& c) {
                                    return (hetero ? hetero->flight_s(c.rank, rank) : plan.request.costs.flight_s) > 0;
                                });

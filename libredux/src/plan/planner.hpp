@@ -85,8 +85,8 @@ struct RankProgram {
     int32_t receive_result_from = -1;
     // The children's transfers may be in flight together: the plan was predicted with a time in flight on every
     // child's link (Costs::flight_s > 0, or HeteroCosts::flight_s of each child's edge; one segment), where a
-    // message's latency leaves the receiver free,
-    // so the executor posts every child's receive at once instead of one after the other.
+    // message's latency leaves the receiver free, and the children's scratch fits ExecLimits::together_bytes
+    // (plan/exec_limits.hpp). The executor then posts every child's receive at once instead of one after the other.
     bool receive_together = false;
     // Plans over several trees (Plan::more_trees): segment j goes along tree tree_of(j); tree 0 is parent and
     // children above, tree t > 0 more_trees[t - 1]. The result transfer is the same for every tree.
