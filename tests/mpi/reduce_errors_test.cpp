@@ -187,7 +187,7 @@ TEST_F(ReduceErrors, UncommittedDatatype) {
 // The standard defines the predefined operators on the predefined datatypes only (MPI-4.0 6.9.2: "Predefined
 // operators work only with the MPI types listed below"), and Open MPI 4.1 and MPICH 4.0 both return an error
 // for MPI_SUM on any derived datatype, even contiguous(2, MPI_INT). libredux leaves such calls to PMPI_Reduce
-// (libredux/src/exec/op_types.cpp), so the user gets the library's error at every rank count.
+// (libredux/src/mpi/op_types.cpp), so the user gets the library's error at every rank count.
 TEST_F(ReduceErrors, PredefinedOperatorOnDerivedDatatype) {
     MPI_Datatype pair_of_ints = MPI_DATATYPE_NULL;
     MPI_Type_contiguous(2, MPI_INT, &pair_of_ints);

@@ -9,7 +9,7 @@
 namespace redux {
 
 // One MPI_Reduce call as the library sees it. `in_place`: the root passes MPI_IN_PLACE (only the root knows it;
-// see api/reduce.cpp for how the ranks agree on it).
+// see api/run_plan.cpp for how the ranks agree on it).
 struct NativeReduceCall {
     int comm_size = 1;
     int root = 0;
