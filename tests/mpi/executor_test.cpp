@@ -15,12 +15,19 @@
 // the root with random deals, and the planner's own multi-tree plans, for every root, in place or not, from one
 // element to past the eager limits, with commutative user ops: the rank-order sum either way.
 //
+// Lanes: what the planner's programs become (lane_program.hpp): two-tree, multi-tree, receives together.
+//
+// TooManyTrees: a program over more trees than there are tags (tags::kMostTrees) returns MPI_ERR_TAG and posts
+// nothing, rather than sending segments of different trees with one tag.
+//
 // MidwayError: an MPI error inside the executor (injected by the request counter at the root, after requests
 // are posted; unsegmented and in segments of one int) is returned and reaches the user's error handler once, and every
 // request the call started has been completed or cancelled when it returns. The other ranks' calls return (small
 // messages are sent eagerly).
 #include "exec/executor.hpp"
 #include "counting_errhandler.hpp"
+#include "mpi/tags.hpp"
+#include "plan/exec_limits.hpp"
 #include "plan/planner.hpp"
 #include "plan/steady_state/multi_tree.hpp"
 #include "reduce_check.hpp"
@@ -292,6 +299,99 @@ TEST(WeightedTrees, PlannedMultiTreeGivesTheSum) {
     if (size >= 3) {
         EXPECT_TRUE(several) << "the planner made one tree where the ports ask for several";
     }
+}
+
+// Lanes: what build_lanes makes of the planner's programs (no MPI traffic). A two-tree plan gives every rank two
+// stream lanes with its tree's tag, children in at most one of them but at the collector; the root of a
+// non-commutative two-tree plan whose collector is elsewhere takes its segments in turn and receives the result.
+// A multi-tree plan receives per child. A star with a time in flight on every link receives together while the
+// children's vectors fit ExecLimits::together_bytes, and one at a time beyond.
+TEST(Lanes, PlansBecomeLanes) {
+    const int n = 8;
+    redux::PlanRequest request;
+    request.ranks = n;
+    request.costs = {1e-3, 1e-4};
+    request.strategy = redux::Strategy::two_tree;
+    request.commutative = false;
+    request.root = 3;
+    request.elements = 1000;
+    request.segments = 10;
+    const redux::Plan two = redux::make_plan(request);
+    ASSERT_TRUE(two.final_transfer);
+    redux::LaneProgram lanes;
+    for (int rank = 0; rank < n; ++rank) {
+        const redux::RankProgram program = redux::program_for(two, rank);
+        ASSERT_TRUE(redux::build_lanes(program, two.segments, {rank, 3, false, 2, false}, lanes));
+        ASSERT_EQ(lanes.lanes.size(), 2U);
+        int interior = 0;
+        for (const redux::Lane& lane : lanes.lanes) {
+            EXPECT_EQ(lane.tag, redux::tags::tree(lane.tree));
+            EXPECT_EQ(lane.receives, redux::Receives::stream);
+            EXPECT_EQ(lane.segments, 5);
+            interior += lane.child_count > 0 ? 1 : 0;
+        }
+        if (rank == two.sink) {
+            EXPECT_EQ(lanes.lanes[0].end, redux::LaneEnd::result);
+        } else {
+            EXPECT_LE(interior, 1) << "rank " << rank;
+        }
+        EXPECT_EQ(lanes.in_turn, rank == 3);
+        EXPECT_EQ(lanes.result_from, rank == 3 ? two.sink : -1);
+    }
+
+    request.strategy = redux::Strategy::multi_tree;
+    request.commutative = true;
+    request.root = 0;
+    std::vector<double> transfer_s(static_cast<size_t>(n * n));
+    for (int u = 0; u < n; ++u) {
+        for (int v = 0; v < n; ++v) transfer_s[static_cast<size_t>(u * n + v)] = u == 0 || v == 0 ? 1e-3 : 3e-3;
+    }
+    request.hetero_costs =
+        std::make_shared<redux::HeteroCosts>(std::vector<double>(static_cast<size_t>(n), 0.0), transfer_s);
+    const redux::Plan multi = redux::make_plan(request);
+    ASSERT_FALSE(multi.more_trees.empty());
+    ASSERT_TRUE(redux::build_lanes(redux::program_for(multi, 0), multi.segments, {0, 0, false, 2, false}, lanes));
+    for (const redux::Lane& lane : lanes.lanes) EXPECT_EQ(lane.receives, redux::Receives::per_child);
+
+    redux::PlanRequest star;
+    star.ranks = n;
+    star.costs = {1e-3, 0.0, 0.9e-3};  // a time in flight on every link: the star
+    star.strategy = redux::Strategy::optimal;
+    star.element_bytes = 8;
+    const int64_t fits = redux::kExecLimits.together_bytes / (n - 1) / star.element_bytes;
+    for (const int64_t elements : {fits, fits + 1}) {
+        star.elements = elements;
+        const redux::Plan plan = redux::make_plan(star);
+        ASSERT_EQ(plan.segments, 1);
+        ASSERT_EQ(plan.child_offset[1] - plan.child_offset[0], n - 1) << "not the star";
+        const redux::RankProgram program = redux::program_for(plan, 0);
+        EXPECT_EQ(program.receive_together, elements == fits);
+        ASSERT_TRUE(redux::build_lanes(program, 1, {0, 0, false, 2, false}, lanes));
+        EXPECT_EQ(lanes.stream_posting,
+                  elements == fits ? redux::StreamPosting::together : redux::StreamPosting::one_in_flight);
+    }
+}
+
+TEST(TooManyTrees, ReturnsAnErrorAndPostsNothing) {
+    const World world;
+    redux::RankProgram program;
+    if (world.rank != 0) program.parent = 0;
+    program.more_trees.resize(static_cast<size_t>(redux::tags::kMostTrees));  // one tree more than the tags
+    for (redux::RankProgram::TreeRole& role : program.more_trees) role.parent = program.parent;
+    program.deal = {0, 1};
+    std::vector<int> send(4, world.rank + 1), recv(4, 0);
+    redux::ReduceArgs args;
+    args.sendbuf = send.data();
+    args.recvbuf = recv.data();
+    args.count = 4;
+    args.datatype = MPI_INT;
+    args.op = MPI_SUM;
+    redux::ElementLayout layout;
+    ASSERT_EQ(redux::describe_layout(MPI_INT, layout), MPI_SUCCESS);
+    redux::Workspace workspace;
+    const auto before = redux_test::request_counts();
+    EXPECT_EQ(redux::run_program(program, 4, world.rank, args, layout, world.comm, workspace, {}), MPI_ERR_TAG);
+    EXPECT_EQ(redux_test::request_counts().started, before.started);
 }
 
 // One sum of 4 ints at root 0 on a fresh communicator, with `entry` failing at the root after `calls_before`
