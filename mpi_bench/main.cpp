@@ -1,4 +1,5 @@
-// mpi_bench: MPI_Reduce with the MPI library's own algorithm and with libredux's planned trees, side by side.
+// mpi_bench: MPI_Reduce (or MPI_Allreduce, MPI_Reduce_scatter_block: --collective) with the MPI library's own
+// algorithm and with libredux's planned ones, side by side.
 //
 //   mpirun -np N mpi_bench [options]        (mpi_bench --help for the options, README.md for the outputs)
 //
@@ -61,20 +62,24 @@ int main(int argc, char** argv) {
         const std::unique_ptr<BenchOp> op = make_bench_op(options.op);
         const long element_bytes = op->element_bytes();
 
-        // The same element size on every rank, so every rank agrees on the counts.
+        // The same element size on every rank, so every rank agrees on the counts. A size is each rank's input
+        // vector; reduce_scatter_block's count is its recvcount, the vector's elements / ranks (the rest dropped).
+        const bool scatter = options.collective == Collective::reduce_scatter_block;
+        const long smallest_bytes = scatter ? element_bytes * ranks : element_bytes;
         std::vector<int> counts;
         std::string skipped;
         for (const long bytes : options.sizes_bytes) {
-            if (bytes < element_bytes) {
+            if (bytes < smallest_bytes) {
                 skipped += (skipped.empty() ? "" : ",") + std::to_string(bytes);
             } else if (bytes / element_bytes > INT_MAX) {
                 message = "--sizes: " + std::to_string(bytes) + " bytes is more than INT_MAX elements";
             } else {
-                counts.push_back(static_cast<int>(bytes / element_bytes));
+                counts.push_back(static_cast<int>(bytes / smallest_bytes));
             }
         }
         if (message.empty() && counts.empty()) {
-            message = "--sizes: no size holds one element of " + std::to_string(element_bytes) + " bytes";
+            message = "--sizes: no size holds one element of " + std::to_string(element_bytes) + " bytes" +
+                      (scatter ? " per rank (" + std::to_string(ranks) + " ranks)" : "");
         }
 
         Report report(options, ranks, op->element_bytes());

@@ -17,10 +17,10 @@ namespace redux_bench {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mpirun -np N mpi_bench [--algorithms LIST] [--sizes SIZES] [--iterations N] [--warmup N]\n"
-    "                              [--root R] [--in-place] [--datatype TYPE] [--op OP] [--noncommutative]\n"
-    "                              [--costs library|measured] [--sync barrier|window] [--segment-bytes B]\n"
-    "                              [--csv FILE] [--costs-csv FILE] [--full]\n"
+    "usage: mpirun -np N mpi_bench [--collective C] [--algorithms LIST] [--sizes SIZES] [--iterations N]\n"
+    "                              [--warmup N] [--root R] [--in-place] [--datatype TYPE] [--op OP]\n"
+    "                              [--noncommutative] [--costs library|measured] [--sync barrier|window]\n"
+    "                              [--segment-bytes B] [--csv FILE] [--costs-csv FILE] [--full]\n"
     "                              [--quiet] [--help] [--version]\n";
 
 constexpr const char* kDescription =
@@ -36,7 +36,13 @@ constexpr const char* kDescription =
     "timing, d = the slowest of the median one-way times of a ping-pong of this many bytes between the root\n"
     "and each other rank, and c = the median time of MPI_Reduce_local of `count` elements with the op on the\n"
     "root, passed to the planner (one d for every link). auto is libredux's choice between its best planned\n"
-    "tree and the library's own reduce, measured during its first calls (within the warm-up).\n";
+    "tree and the library's own reduce, measured during its first calls (within the warm-up).\n"
+    "\n"
+    "--collective allreduce or reduce_scatter_block times MPI_Allreduce or MPI_Reduce_scatter_block instead\n"
+    "(native: the MPI library's own, through PMPI_Allreduce or PMPI_Reduce_scatter_block): every rank's result\n"
+    "is verified, the latency of an iteration is the slowest rank's time, and there is no root. For\n"
+    "reduce_scatter_block a size is each rank's whole input vector: recvcount = its elements / ranks (the CSV's\n"
+    "count), the size rounded down to ranks x recvcount elements, and sizes under one element per rank skipped.\n";
 
 constexpr const char* kFooter =
     "Output: an OSU-style table on stdout: # Size, then per algorithm the median latency in us and \u00b1s%, half\n"
@@ -52,15 +58,16 @@ constexpr const char* kFooter =
     "or a strategy; same_plan_as: the algorithm shown in its place, as in the table; speedup_vs_native =\n"
     "native median_us / this median_us from the same run, empty without native);\n"
     "--costs-csv FILE: op,ranks,bytes,count,transfer_us,compute_us,source per size (the d and c planned with).\n"
-    "Sizes smaller than one element of the datatype are skipped.\n"
+    "Sizes smaller than one element of the datatype (reduce_scatter_block: one per rank) are skipped.\n"
     "Exit status: 0 on success, 1 when a result is wrong (or an MPI error), 2 for a bad command line.";
 
-// native, auto and every strategy of redux/algorithms.h that needs no limit (the limited ones need a K per
-// call, which the benchmark has no option for).
+// native, auto, every strategy of redux/algorithms.h that needs no limit (the limited ones need a K per call,
+// which the benchmark has no option for) and the algorithms of allreduce and reduce-scatter-block.
 struct KnownAlgorithm {
     std::string name;
     redux_algorithm algorithm;
-    std::string needs;  // the strategy's `needs` column ("always", "link_costs", ...); empty for native and auto
+    std::string needs;  // the strategy's `needs` column ("always", "link_costs", ...), "family" for the
+                        // algorithms of REDUX_FAMILY_ALGORITHMS; empty for native and auto
 };
 
 const std::vector<KnownAlgorithm>& known_algorithms() {
@@ -69,6 +76,9 @@ const std::vector<KnownAlgorithm>& known_algorithms() {
 #define REDUX_BENCH_ALGORITHM_(ENUM, name, text, value, needs) all.push_back({text, REDUX_ALGORITHM_##ENUM, #needs});
         REDUX_STRATEGIES(REDUX_BENCH_ALGORITHM_)
 #undef REDUX_BENCH_ALGORITHM_
+#define REDUX_BENCH_FAMILY_(ENUM, name, text, value) all.push_back({text, REDUX_ALGORITHM_##ENUM, "family"});
+        REDUX_FAMILY_ALGORITHMS(REDUX_BENCH_FAMILY_)
+#undef REDUX_BENCH_FAMILY_
         std::vector<KnownAlgorithm> usable;
         for (KnownAlgorithm& algorithm : all) {
             if (algorithm.needs != "limit") usable.push_back(std::move(algorithm));
@@ -76,6 +86,18 @@ const std::vector<KnownAlgorithm>& known_algorithms() {
         return usable;
     }();
     return known;
+}
+
+// Where an algorithm of REDUX_FAMILY_ALGORITHMS applies, as redux/redux.h documents them: recursive doubling to
+// allreduce, reduce-scatter (recursive halving) to allreduce and reduce-scatter-block; neither to reduce.
+bool family_applies(redux_algorithm algorithm, Collective collective) {
+    if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING) return collective == Collective::allreduce;
+    return collective != Collective::reduce;
+}
+
+std::string family_collectives(redux_algorithm algorithm) {
+    if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING) return "--collective allreduce only";
+    return "--collective allreduce and reduce_scatter_block";
 }
 
 std::string known_names(bool (*keep)(const KnownAlgorithm&)) {
@@ -119,16 +141,20 @@ std::vector<std::string> split(const std::string& text, char separator) {
     return parts;
 }
 
-// native, every strategy that always applies, auto: the default of --algorithms, and what "default" stands for.
-std::string default_algorithms() {
+// native, every strategy that always applies, the collective's own algorithms, auto: the default of
+// --algorithms, and what "default" stands for.
+std::string default_algorithms(Collective collective) {
     std::string names = "native";
     for (const KnownAlgorithm& known : known_algorithms()) {
-        if (known.needs == "always") names += "," + known.name;
+        if (known.needs == "always" || (known.needs == "family" && family_applies(known.algorithm, collective))) {
+            names += "," + known.name;
+        }
     }
     return names + ",auto";
 }
 
-bool parse_algorithms(const std::string& text, std::vector<AlgorithmChoice>& out, std::string& error) {
+bool parse_algorithms(const std::string& text, Collective collective, std::vector<AlgorithmChoice>& out,
+                      std::string& error) {
     out.clear();
     std::vector<std::string> names;
     for (const std::string& name : split(text, ',')) {
@@ -136,21 +162,25 @@ bool parse_algorithms(const std::string& text, std::vector<AlgorithmChoice>& out
             names.push_back(name);
             continue;
         }
-        for (const std::string& known : split(default_algorithms(), ',')) names.push_back(known);
+        for (const std::string& known : split(default_algorithms(collective), ',')) names.push_back(known);
     }
     for (const std::string& name : names) {
         bool found = false;
         for (const auto& [known, algorithm, needs] : known_algorithms()) {
-            if (name == known) {
-                found = true;
-                for (const AlgorithmChoice& seen : out) {
-                    if (seen.name == name) {
-                        error = "--algorithms: '" + name + "' given twice";
-                        return false;
-                    }
-                }
-                out.push_back({known, algorithm});
+            if (name != known) continue;
+            found = true;
+            if (needs == "family" && !family_applies(algorithm, collective)) {
+                error = "--algorithms: " + name + " applies to " + family_collectives(algorithm) +
+                        ", not to --collective " + collective_option(collective);
+                return false;
             }
+            for (const AlgorithmChoice& seen : out) {
+                if (seen.name == name) {
+                    error = "--algorithms: '" + name + "' given twice";
+                    return false;
+                }
+            }
+            out.push_back({known, algorithm});
         }
         if (!found) {
             error = "--algorithms: unknown algorithm '" + name + "' (" +
@@ -169,6 +199,28 @@ bool parse_algorithms(const std::string& text, std::vector<AlgorithmChoice>& out
 
 const char* usage_text() { return kUsage; }
 
+const char* collective_option(Collective collective) {
+    switch (collective) {
+        case Collective::allreduce:
+            return "allreduce";
+        case Collective::reduce_scatter_block:
+            return "reduce_scatter_block";
+        default:
+            return "reduce";
+    }
+}
+
+const char* collective_mpi_name(Collective collective) {
+    switch (collective) {
+        case Collective::allreduce:
+            return "MPI_Allreduce";
+        case Collective::reduce_scatter_block:
+            return "MPI_Reduce_scatter_block";
+        default:
+            return "MPI_Reduce";
+    }
+}
+
 std::string algorithm_name(redux_algorithm algorithm) {
     if (algorithm == REDUX_ALGORITHM_NATIVE) return "native";
     if (algorithm == REDUX_ALGORITHM_AUTO) return "auto";
@@ -176,6 +228,10 @@ std::string algorithm_name(redux_algorithm algorithm) {
     if (algorithm == REDUX_ALGORITHM_##ENUM) return text;
     REDUX_STRATEGIES(REDUX_BENCH_NAME_)
 #undef REDUX_BENCH_NAME_
+#define REDUX_BENCH_FAMILY_NAME_(ENUM, name, text, value) \
+    if (algorithm == REDUX_ALGORITHM_##ENUM) return text;
+    REDUX_FAMILY_ALGORITHMS(REDUX_BENCH_FAMILY_NAME_)
+#undef REDUX_BENCH_FAMILY_NAME_
     return "algorithm-" + std::to_string(static_cast<int>(algorithm));
 }
 
@@ -208,7 +264,8 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     app.footer(kFooter);
     app.get_formatter()->column_width(34);
 
-    std::string algorithms_text = default_algorithms();
+    std::string collective_text = "reduce";
+    std::string algorithms_text = "default";
     std::string sizes_text = "8:4M";
     std::string op_text = "sum";
     std::string datatype_text;
@@ -216,13 +273,20 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     std::string sync_text = "barrier";
     std::string segment_text = "auto";
     bool noncommutative = false;
+    app.add_option("--collective", collective_text,
+                   "reduce (default: MPI_Reduce), allreduce (MPI_Allreduce) or reduce_scatter_block "
+                   "(MPI_Reduce_scatter_block)")
+        ->type_name("C");
     app.add_option("--algorithms", algorithms_text,
-                   "comma-separated: native (the MPI library's MPI_Reduce, via PMPI_Reduce), auto, " +
+                   "comma-separated: native (the MPI library's own collective, via PMPI_), auto, " +
                        known_names([](const KnownAlgorithm& a) { return a.needs == "always"; }) +
-                       " (default: these, also named by the word default); " +
-                       known_names([](const KnownAlgorithm& a) { return !a.needs.empty() && a.needs != "always"; }) +
+                       " (default: these and the collective's own below, also named by the word default); " +
+                       known_names([](const KnownAlgorithm& a) {
+                           return !a.needs.empty() && a.needs != "always" && a.needs != "family";
+                       }) +
                        " (trees from libredux's calibrated per-link costs, on several nodes or packages; elsewhere "
-                       "they run the optimal tree)")
+                       "they run the optimal tree); recursive-doubling (allreduce), reduce-scatter (allreduce, "
+                       "reduce_scatter_block)")
         ->type_name("LIST");
     app.add_option("--sizes", sizes_text,
                    "message sizes in bytes: a list (8,1K,1M) and/or ranges MIN:MAX, doubling "
@@ -241,8 +305,9 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
                    "the iterations; 0: no limit (default)")
         ->type_name("S")
         ->check(CLI::NonNegativeNumber);
-    app.add_option("--root", options.root, "the root rank (default 0)")->type_name("R");
-    app.add_flag("--in-place", options.in_place, "the root passes MPI_IN_PLACE");
+    app.add_option("--root", options.root, "the root rank of reduce (default 0)")->type_name("R");
+    app.add_flag("--in-place", options.in_place,
+                 "MPI_IN_PLACE: on the root (reduce), on every rank (allreduce, reduce_scatter_block)");
     app.add_option("--datatype", datatype_text,
                    "int, long, float or double (default double; int for matmul2, which takes int or long)")
         ->type_name("TYPE");
@@ -266,7 +331,8 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     app.add_flag("-f,--full", options.min_max, "add min and max latency columns to the table");
     app.add_flag("-q,--quiet", options.quiet, "no progress lines on stderr");
     app.add_option("--corrupt-result", options.corrupt_algorithm,
-                   "(for tests) damage ALGORITHM's result on the root before verification")
+                   "(for tests) damage ALGORITHM's result before verification, on the root (reduce) or on the "
+                   "last rank (allreduce, reduce_scatter_block)")
         ->group("");
 
     auto usage_error = [&](const std::string& error) {
@@ -288,12 +354,25 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     }
 
     std::string error;
-    if (!parse_algorithms(algorithms_text, options.algorithms, error)) return usage_error(error);
+    if (collective_text == "reduce") {
+        options.collective = Collective::reduce;
+    } else if (collective_text == "allreduce") {
+        options.collective = Collective::allreduce;
+    } else if (collective_text == "reduce_scatter_block") {
+        options.collective = Collective::reduce_scatter_block;
+    } else {
+        return usage_error("--collective: '" + collective_text + "' is not reduce, allreduce or reduce_scatter_block");
+    }
+    if (!parse_algorithms(algorithms_text, options.collective, options.algorithms, error)) return usage_error(error);
     options.sizes_bytes = parse_sizes(sizes_text, error);
     if (options.sizes_bytes.empty()) return usage_error(error);
     const auto op = parse_op(op_text, datatype_text, noncommutative, error);
     if (!op) return usage_error(error);
     options.op = *op;
+    if (options.every_rank_results() && options.root != 0) {
+        return usage_error(std::string("--root: ") + collective_option(options.collective) +
+                           " has no root (--root applies to --collective reduce)");
+    }
     if (options.root < 0 || options.root >= ranks) {
         return usage_error("--root: " + std::to_string(options.root) + " is not a rank of the " +
                            std::to_string(ranks) + " ranks");

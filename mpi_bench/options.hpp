@@ -1,5 +1,5 @@
-// mpi_bench's command line: what to time (algorithms, sizes, op, datatype, root), how (iterations, warm-up,
-// costs to plan with) and where the results go (table, CSV, costs CSV, progress).
+// mpi_bench's command line: what to time (collective, algorithms, sizes, op, datatype, root), how (iterations,
+// warm-up, costs to plan with) and where the results go (table, CSV, costs CSV, progress).
 #pragma once
 
 #include "ops.hpp"
@@ -10,6 +10,16 @@
 #include <vector>
 
 namespace redux_bench {
+
+// The collective timed (--collective). reduce: MPI_Reduce, the root's result and time. allreduce: MPI_Allreduce,
+// every rank's result, the slowest rank's time. reduce_scatter_block: MPI_Reduce_scatter_block, each rank's
+// block of the reduced vector, the slowest rank's time; a size is each rank's whole input vector.
+enum class Collective { reduce, allreduce, reduce_scatter_block };
+
+// "reduce", "allreduce", "reduce_scatter_block": as on the command line.
+const char* collective_option(Collective collective);
+// "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter_block".
+const char* collective_mpi_name(Collective collective);
 
 struct AlgorithmChoice {
     std::string name;  // as on the command line and in the CSV: native, optimal, fibonacci, binomial, auto
@@ -23,11 +33,12 @@ constexpr long kLargeMessageBytes = 8192;
 constexpr long kHugeMessageBytes = 4L << 20;
 
 struct BenchOptions {
+    Collective collective = Collective::reduce;
     std::vector<AlgorithmChoice> algorithms;
     std::vector<long> sizes_bytes;
     int iterations = 0;  // 0: 1000 up to kLargeMessageBytes, 100 up to kHugeMessageBytes, 20 above
     int warmup = -1;     // -1: 100 up to kLargeMessageBytes, 10 above (auto's trials come before, runner.cpp)
-    int root = 0;
+    int root = 0;        // reduce only; the others have none and are timed and reported by rank 0
     bool in_place = false;
     OpSpec op;
     bool measured_costs = false;   // --costs measured: d and c measured here and passed to the planner
@@ -39,6 +50,9 @@ struct BenchOptions {
     bool min_max = false;
     bool quiet = false;
     std::string corrupt_algorithm;  // tests: damage this algorithm's result before verification
+
+    // allreduce and reduce_scatter_block: every rank has a result to verify and a time that counts.
+    bool every_rank_results() const { return collective != Collective::reduce; }
 
     int iterations_for(long bytes) const {
         if (iterations > 0) return iterations;
@@ -56,7 +70,7 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
 // The synopsis printed with every command-line error.
 const char* usage_text();
 
-// The name of a redux_algorithm as on the command line ("native", "optimal", ...).
+// The name of a redux_algorithm as on the command line ("native", "optimal", "recursive-doubling", ...).
 std::string algorithm_name(redux_algorithm algorithm);
 
 // "8:4M" (doubling), "8,64,1K", "1M"; K, M, G are powers of 1024. Empty with `error` set when invalid.

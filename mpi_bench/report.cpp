@@ -13,6 +13,9 @@ constexpr int kColumn = 15;
 constexpr int kSpeedupColumn = 8;
 constexpr int kCostColumn = 10;
 
+// A column as wide as its header: kColumn, or a longer name ("recursive-doubling").
+int column_width(const std::string& header) { return std::max(kColumn, static_cast<int>(header.size())); }
+
 AlgorithmKind kind_of(const AlgorithmChoice& choice) {
     if (choice.algorithm == REDUX_ALGORITHM_NATIVE) return AlgorithmKind::native;
     return choice.algorithm == REDUX_ALGORITHM_AUTO ? AlgorithmKind::automatic : AlgorithmKind::strategy;
@@ -87,12 +90,20 @@ bool Report::open(std::string& error) {
 
 void Report::print_header(const std::string& skipped_sizes) {
     const long small = kLargeMessageBytes, large = kHugeMessageBytes;
-    std::printf("# mpi_bench: MPI_Reduce latency, libredux against %s (native = PMPI_Reduce)\n",
-                library_version().c_str());
-    std::printf("# ranks %d, root %d, op %s, datatype %s (%d B per element)%s, costs %s, segments %s\n", ranks_,
-                options_.root, op_label(options_.op).c_str(), datatype_name(options_.op.type).c_str(), element_bytes_,
+    const std::string collective = collective_mpi_name(options_.collective);
+    const bool every_rank = options_.every_rank_results();
+    std::printf("# mpi_bench: %s latency, libredux against %s (native = P%s)\n", collective.c_str(),
+                library_version().c_str(), collective.c_str());
+    const std::string root = every_rank ? "" : ", root " + std::to_string(options_.root);
+    std::printf("# ranks %d%s, op %s, datatype %s (%d B per element)%s, costs %s, segments %s\n", ranks_, root.c_str(),
+                op_label(options_.op).c_str(), datatype_name(options_.op.type).c_str(), element_bytes_,
                 options_.in_place ? ", in place" : "", options_.measured_costs ? "measured" : "library",
                 segments_setting(options_.segment_bytes).c_str());
+    if (options_.collective == Collective::reduce_scatter_block) {
+        std::printf(
+            "# sizes: each rank's input vector, ranks x recvcount elements (recvcount: the CSV's count, each "
+            "rank's block)\n");
+    }
     if (options_.iterations > 0) {
         std::printf("# iterations %d; warm-up %d up to %ld B, %d above\n", options_.iterations,
                     options_.warmup_for(small), small, options_.warmup_for(small + 1));
@@ -106,19 +117,23 @@ void Report::print_header(const std::string& skipped_sizes) {
         std::printf("# --size-seconds %g: fewer iterations (at least 3) where a round of the algorithms is slow\n",
                     options_.size_seconds);
     }
-    if (!skipped_sizes.empty()) std::printf("# skipped (smaller than one element): %s\n", skipped_sizes.c_str());
+    if (!skipped_sizes.empty()) {
+        std::printf("# skipped (smaller than one element%s): %s\n",
+                    options_.collective == Collective::reduce_scatter_block ? " per rank" : "", skipped_sizes.c_str());
+    }
     std::printf(
         "# latency (us): median over iterations \u00b1 half the interquartile range (%% of the median), %s to\n"
-        "#   the root's completion; =NAME: the same plan as NAME (libredux reports the same d and segments,\n"
+        "#   %s; =NAME: the same plan as NAME (libredux reports the same d and segments,\n"
         "#   and predictions equal up to its c measured per plan); speedup: native / auto (> 1: auto faster);\n"
         "#   d, c (us): planned with; plans: the algorithms of each plan joined by '=', [its segment count]\n",
-        options_.window_sync ? "agreed start time (--sync window)" : "barrier");
+        options_.window_sync ? "agreed start time (--sync window)" : "barrier",
+        every_rank ? "the slowest rank's completion" : "the root's completion");
     std::printf("%-10s", "# Size");
     for (const AlgorithmChoice& algorithm : options_.algorithms) {
-        std::printf(" %*s", kColumn, algorithm.name.c_str());
+        std::printf(" %*s", column_width(algorithm.name), algorithm.name.c_str());
         if (options_.min_max) {
-            std::printf(" %*s %*s", kColumn, (algorithm.name + ":min").c_str(), kColumn,
-                        (algorithm.name + ":max").c_str());
+            const std::string min = algorithm.name + ":min", max = algorithm.name + ":max";
+            std::printf(" %*s %*s", column_width(min), min.c_str(), column_width(max), max.c_str());
         }
     }
     std::printf(" %*s %*s %*s  %s\n", kSpeedupColumn, "speedup", kCostColumn, "d(us)", kCostColumn, "c(us)",
@@ -162,11 +177,12 @@ void Report::print_row(const SizeResult& result, const std::vector<int>& shown_a
     for (size_t a = 0; a < result.algorithms.size(); ++a) {
         const Summary& latency = result.algorithms[a].latency;
         const bool merged = shown_as[a] >= 0 && plans[a].kind == AlgorithmKind::strategy;
+        const std::string& name = options_.algorithms[a].name;
         row += " " + right_aligned(merged ? "=" + plans[static_cast<size_t>(shown_as[a])].name : latency_cell(latency),
-                                   kColumn);
+                                   column_width(name));
         if (options_.min_max) {
-            row += " " + right_aligned(merged ? "-" : fixed(latency.min_s * 1e6, 2), kColumn);
-            row += " " + right_aligned(merged ? "-" : fixed(latency.max_s * 1e6, 2), kColumn);
+            row += " " + right_aligned(merged ? "-" : fixed(latency.min_s * 1e6, 2), column_width(name + ":min"));
+            row += " " + right_aligned(merged ? "-" : fixed(latency.max_s * 1e6, 2), column_width(name + ":max"));
         }
     }
     const int native = find(AlgorithmKind::native), automatic = find(AlgorithmKind::automatic);

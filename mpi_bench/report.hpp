@@ -1,6 +1,7 @@
 // What the root writes: the OSU-style table on stdout, the CSV files and the progress lines on stderr.
 //
-// Table: '#' comment lines saying what was run, then "# Size" and one column per algorithm, "median ±s%"
+// Table: '#' comment lines saying what was run (the first names the collective: the CSV has no column for it, as
+// plot.py and the sweeps read its columns exactly), then "# Size" and one column per algorithm, "median ±s%"
 // (s: half the interquartile range in % of the median) or "=NAME" for the same plan as NAME (with --full,
 // also NAME:min and NAME:max), the speedup native / auto, the d and c planned with and the plans with their
 // segment counts (comparison.hpp), one row per size, flushed as each size completes; then, from finish(),

@@ -3,6 +3,7 @@
 #include "yielding.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -12,6 +13,10 @@ namespace {
 
 // Timed repetitions for each cost measurement: as many as the iterations, 10 to 50.
 int cost_samples(int iterations) { return std::clamp(iterations, 10, 50); }
+
+// The tag of the description of a wrong result sent to the root (comm_ carries no other point-to-point traffic
+// at that time; costs.cpp's ping-pong has its own tag).
+constexpr int kWrongResultTag = 7002;
 
 PlanReport plan_report(const redux_call_info& info) {
     return {info.planned != 0, info.transfer_s, info.compute_s, info.predicted_s, info.segments};
@@ -30,9 +35,11 @@ Runner::Runner(const BenchOptions& options, const BenchOp& op, MPI_Comm comm)
     : options_(options), op_(op), comm_(comm) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
-    // Only the root's results are read (and compared per algorithm); the others' receive buffers are not
-    // significant (MPI_Reduce), so they share one, which keeps long vectors affordable on every rank.
-    recv_.resize(rank_ == options.root ? options.algorithms.size() : 1);
+    // Only the verified results are kept per algorithm: the root's of MPI_Reduce, every rank's of the others.
+    // MPI_Reduce's other receive buffers are not significant, so they share one, which keeps long vectors
+    // affordable on every rank.
+    const bool verified = options.every_rank_results() || rank_ == options.root;
+    recv_.resize(verified ? options.algorithms.size() : 1);
 }
 
 void Runner::check_call(int rc, size_t algorithm) const {
@@ -40,15 +47,20 @@ void Runner::check_call(int rc, size_t algorithm) const {
     char text[MPI_MAX_ERROR_STRING] = {};
     int length = 0;
     MPI_Error_string(rc, text, &length);
-    std::fprintf(stderr, "mpi_bench: rank %d: MPI_Reduce (%s) failed: %s\n", rank_,
+    std::fprintf(stderr, "mpi_bench: rank %d: %s (%s) failed: %s\n", rank_, collective_mpi_name(options_.collective),
                  options_.algorithms[algorithm].name.c_str(), text);
     MPI_Abort(comm_, 1);
 }
 
-// In place, the root's buffer holds its input before every call (outside the timed region).
+// In place, the buffer holds the input before every call (outside the timed region): the root's for MPI_Reduce,
+// every rank's for the others (reduce_scatter_block's holds the whole vector, its block is then the first count).
 void Runner::prepare(size_t algorithm) {
-    if (options_.in_place && rank_ == options_.root) std::memcpy(recv_[algorithm].data(), send_.data(), send_.size());
+    if (options_.in_place && (options_.every_rank_results() || rank_ == options_.root)) {
+        std::memcpy(recv_[algorithm].data(), send_.data(), send_.size());
+    }
 }
+
+void* Runner::result_buffer(size_t algorithm) { return recv_[std::min(algorithm, recv_.size() - 1)].data(); }
 
 int Runner::call(size_t algorithm, int count, redux_call_info* info) {
     const AlgorithmChoice& choice = options_.algorithms[algorithm];
@@ -59,31 +71,92 @@ int Runner::call(size_t algorithm, int count, redux_call_info* info) {
         call_options.compute_s = costs_.compute_s;
     }
     if (choice.planned()) call_options.segment_bytes = options_.segment_bytes;
-    void* recv = recv_[std::min(algorithm, recv_.size() - 1)].data();
-    const bool in_place = options_.in_place && rank_ == options_.root;
+    void* recv = result_buffer(algorithm);
+    const bool in_place = options_.in_place && (options_.every_rank_results() || rank_ == options_.root);
     const void* send = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
-    return redux_reduce_ex(send, recv, count, op_.datatype(), op_.op(), options_.root, comm_, &call_options, info);
+    switch (options_.collective) {
+        case Collective::allreduce:
+            return redux_allreduce_ex(send, recv, count, op_.datatype(), op_.op(), comm_, &call_options, info);
+        case Collective::reduce_scatter_block:
+            return redux_reduce_scatter_block_ex(send, recv, count, op_.datatype(), op_.op(), comm_, &call_options,
+                                                 info);
+        default:
+            return redux_reduce_ex(send, recv, count, op_.datatype(), op_.op(), options_.root, comm_, &call_options,
+                                   info);
+    }
 }
 
-// Compares every algorithm's last result with the expected one; the root says what went wrong.
+// Compares every algorithm's last result with the expected one, on every rank whose result is verified; the
+// root says what went wrong. Collective; false on every rank when a result was wrong.
 bool Runner::verify(int count, const char* when, bool corrupt) {
-    bool ok = true;
-    if (rank_ == options_.root) {
-        for (size_t a = 0; a < options_.algorithms.size() && ok; ++a) {
-            if (corrupt && options_.algorithms[a].name == options_.corrupt_algorithm) op_.corrupt(recv_[a].data());
-            std::string what;
-            if (op_.first_mismatch(recv_[a].data(), expected_.data(), count, what) >= 0) {
-                std::fprintf(stderr,
-                             "mpi_bench: verification FAILED %s timing: algorithm %s, op %s, datatype %s, %ld bytes "
-                             "(count %d), %d ranks, root %d%s: %s\n",
-                             when, options_.algorithms[a].name.c_str(), op_label(options_.op).c_str(),
-                             datatype_name(options_.op.type).c_str(), static_cast<long>(count) * op_.element_bytes(),
-                             count, size_, options_.root, options_.in_place ? ", in place" : "", what.c_str());
-                ok = false;
-            }
+    const std::string wrong = first_wrong_result(count, corrupt);
+    if (options_.every_rank_results()) return report_wrong_result(wrong, when);
+    if (!wrong.empty()) std::fprintf(stderr, "mpi_bench: verification FAILED %s timing: %s\n", when, wrong.c_str());
+    return all_of_yielding(wrong.empty(), comm_);
+}
+
+// The first algorithm whose result on this rank differs from the expected one, described; empty when none does or
+// this rank's result is not verified. `corrupt` damages --corrupt-result's result first, on the rank that verifies
+// (reduce: the root) or on the last rank, so the tests see that ranks other than the root are verified.
+std::string Runner::first_wrong_result(int count, bool corrupt) {
+    const bool every_rank = options_.every_rank_results();
+    if (!every_rank && rank_ != options_.root) return "";
+    const int corrupted_rank = every_rank ? size_ - 1 : options_.root;
+    for (size_t a = 0; a < options_.algorithms.size(); ++a) {
+        const std::string& name = options_.algorithms[a].name;
+        if (corrupt && rank_ == corrupted_rank && name == options_.corrupt_algorithm) op_.corrupt(recv_[a].data());
+        std::string what;
+        if (op_.first_mismatch(recv_[a].data(), expected_.data(), count, what) < 0) continue;
+        std::string where = ", root " + std::to_string(options_.root);
+        if (every_rank) {
+            where =
+                (options_.collective == Collective::reduce_scatter_block ? ", block of rank " : ", result on rank ") +
+                std::to_string(rank_);
         }
+        return "algorithm " + name + ", " +
+               (every_rank ? collective_mpi_name(options_.collective) + std::string(", ") : "") + "op " +
+               op_label(options_.op) + ", datatype " + datatype_name(options_.op.type) + ", " +
+               std::to_string(send_.size()) + " bytes (count " + std::to_string(count) + "), " + std::to_string(size_) +
+               " ranks" + where + (options_.in_place ? ", in place" : "") + ": " + what;
     }
-    return all_of_yielding(ok, comm_);
+    return "";
+}
+
+// Every rank's verdict: the lowest rank with a wrong result sends its description to the root, which prints it and
+// how many ranks had a wrong result. Collective; false on every rank when any had.
+bool Runner::report_wrong_result(const std::string& wrong, const char* when) {
+    const long wrong_ranks = sum_yielding(wrong.empty() ? 0 : 1, comm_);
+    if (wrong_ranks == 0) return true;
+    const int first = static_cast<int>(min_yielding(wrong.empty() ? size_ : rank_, comm_));
+    std::string text = wrong;
+    if (first != options_.root && (rank_ == first || rank_ == options_.root)) {
+        int length = static_cast<int>(wrong.size());
+        MPI_Request request = MPI_REQUEST_NULL;
+        if (rank_ == first) {
+            PMPI_Isend(&length, 1, MPI_INT, options_.root, kWrongResultTag, comm_, &request);
+            wait_all_yielding(1, &request);
+            PMPI_Isend(text.data(), length, MPI_CHAR, options_.root, kWrongResultTag, comm_, &request);
+        } else {
+            PMPI_Irecv(&length, 1, MPI_INT, first, kWrongResultTag, comm_, &request);
+            wait_all_yielding(1, &request);
+            text.assign(static_cast<size_t>(length), ' ');
+            PMPI_Irecv(text.data(), length, MPI_CHAR, first, kWrongResultTag, comm_, &request);
+        }
+        wait_all_yielding(1, &request);
+    }
+    if (rank_ == options_.root) {
+        std::fprintf(stderr, "mpi_bench: verification FAILED %s timing: %s", when, text.c_str());
+        if (wrong_ranks > 1) std::fprintf(stderr, " (wrong on %ld of %d ranks)", wrong_ranks, size_);
+        std::fputc('\n', stderr);
+    }
+    return false;
+}
+
+// every_rank_results: each timed iteration's largest time over the ranks replaces the root's. Collective.
+void Runner::slowest_rank_samples(std::vector<double>& samples_s) const {
+    std::vector<double> slowest_s(samples_s.size());
+    max_to_root_yielding(samples_s.data(), slowest_s.data(), static_cast<int>(samples_s.size()), options_.root, comm_);
+    if (rank_ == options_.root) samples_s = std::move(slowest_s);
 }
 
 // --size-seconds: as many iterations as fit in about size_seconds at the verification round's pace (at least
@@ -109,25 +182,32 @@ double Runner::start_call() {
 }
 
 bool Runner::run_size(int count, SizeResult& result) {
-    const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(op_.element_bytes());
+    const bool scatter = options_.collective == Collective::reduce_scatter_block;
+    const int vector_count = scatter ? count * size_ : count;  // this rank's input elements (main.cpp: <= INT_MAX)
+    const size_t element_bytes = static_cast<size_t>(op_.element_bytes());
+    const size_t bytes = static_cast<size_t>(vector_count) * element_bytes;
+    const size_t block_bytes = static_cast<size_t>(count) * element_bytes;  // the result: count elements
     const long size_bytes = static_cast<long>(bytes);
     int iterations = options_.iterations_for(size_bytes);
     int warmup = options_.warmup_for(size_bytes);
     const size_t algorithms = options_.algorithms.size();
 
     send_.assign(bytes, 0);
-    op_.fill(rank_, count, send_.data());
-    for (auto& buffer : recv_) buffer.assign(bytes, 0);
-    if (rank_ == options_.root) {
-        expected_.assign(bytes, 0);
-        op_.expected(size_, count, expected_.data());
+    op_.fill(rank_, vector_count, send_.data());
+    for (auto& buffer : recv_) buffer.assign(options_.in_place ? bytes : block_bytes, 0);
+    if (options_.every_rank_results() || rank_ == options_.root) {
+        std::vector<unsigned char> reduced(bytes, 0);
+        op_.expected(size_, vector_count, reduced.data());
+        const size_t block = scatter ? static_cast<size_t>(rank_) : 0;  // reduce_scatter_block: this rank's block
+        const auto begin = reduced.begin() + static_cast<std::ptrdiff_t>(block * block_bytes);
+        expected_.assign(begin, begin + static_cast<std::ptrdiff_t>(block_bytes));
     }
 
     result = SizeResult{};
     result.bytes = size_bytes;
     result.count = count;
     result.costs_measured = options_.measured_costs;
-    costs_ = options_.measured_costs ? measure_costs(op_, count, options_.root, cost_samples(iterations), comm_)
+    costs_ = options_.measured_costs ? measure_costs(op_, vector_count, options_.root, cost_samples(iterations), comm_)
                                      : MeasuredCosts{};
     result.costs = costs_;
 
@@ -179,7 +259,7 @@ bool Runner::run_size(int count, SizeResult& result) {
             const double elapsed_s = MPI_Wtime() - t0;
             check_call(rc, a);
             record_call(info, result.algorithms[a]);
-            if (it >= 0 && rank_ == options_.root) samples_s[a].push_back(elapsed_s);
+            if (it >= 0 && (options_.every_rank_results() || rank_ == options_.root)) samples_s[a].push_back(elapsed_s);
         }
     }
     if (start_clock_) {
@@ -188,6 +268,9 @@ bool Runner::run_size(int count, SizeResult& result) {
     }
     if (!verify(count, "after", false)) return false;
 
+    if (options_.every_rank_results()) {
+        for (auto& samples : samples_s) slowest_rank_samples(samples);
+    }
     for (size_t a = 0; a < algorithms; ++a) result.algorithms[a].latency = summarize(samples_s[a]);
     return true;
 }

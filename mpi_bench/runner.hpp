@@ -2,7 +2,11 @@
 // the algorithms alternating, then verification again.
 //
 // Timing follows the OSU convention for collectives: every iteration starts after a barrier, and the latency
-// is the root's time from leaving the barrier to the return of its MPI_Reduce. The barrier waits by
+// is the root's time from leaving the barrier to the return of its MPI_Reduce. MPI_Allreduce and
+// MPI_Reduce_scatter_block (--collective) end on every rank, and the rank that ends last depends on the algorithm
+// (a tree's broadcast ends on its leaves, recursive doubling everywhere at once), so there every rank times its
+// calls the same way and an iteration's latency is the largest of the ranks' times, gathered to rank 0 after the
+// timed iterations; every rank's result is verified. The barrier waits by
 // MPI_Test and sched_yield (yielding.hpp), not in MPI_Barrier, so ranks that are done do not take the core
 // of ranks still working when ranks outnumber cores. Within an iteration the algorithms run one after the
 // other, starting one further along the list each iteration, so slow phases of the machine hit all alike.
@@ -35,14 +39,14 @@ namespace redux_bench {
 constexpr int kAutoTrialCalls = redux::AutoSelect::kMaxCallsToDecide;
 
 struct AlgorithmResult {
-    Summary latency;  // over the timed iterations, on the root
+    Summary latency;  // over the timed iterations, on the root (every_rank_results: each the slowest rank's)
     PlanReport plan;  // libredux's report of the latest planned call; plan.planned false when none was
     std::string ran;  // what the last timed call ran: "native" or a strategy (auto's choice, a fallback)
 };
 
 struct SizeResult {
-    long bytes = 0;
-    int count = 0;
+    long bytes = 0;  // each rank's input vector
+    int count = 0;   // the call's count: the vector's elements, or reduce_scatter_block's recvcount
     bool costs_measured = false;
     MeasuredCosts costs;                      // when costs_measured
     std::vector<AlgorithmResult> algorithms;  // in BenchOptions::algorithms' order
@@ -54,14 +58,19 @@ class Runner {
 public:
     Runner(const BenchOptions& options, const BenchOp& op, MPI_Comm comm);
 
-    // Collective. Times `count` elements; false on every rank when a result was wrong, after the root printed
-    // why on stderr. The results are meaningful on the root only.
+    // Collective. Times calls of `count` (reduce_scatter_block: recvcount, each rank's input ranks x count
+    // elements); false on every rank when a result was wrong, after the root printed why on stderr. The results
+    // are meaningful on the root only.
     bool run_size(int count, SizeResult& result);
 
 private:
     void prepare(size_t algorithm);
+    void* result_buffer(size_t algorithm);
     int call(size_t algorithm, int count, redux_call_info* info);
     bool verify(int count, const char* when, bool corrupt);
+    std::string first_wrong_result(int count, bool corrupt);
+    bool report_wrong_result(const std::string& wrong, const char* when);
+    void slowest_rank_samples(std::vector<double>& samples_s) const;
     void check_call(int rc, size_t algorithm) const;
     void limit_rounds(double round_s, int& iterations, int& warmup) const;
     double start_call();  // collective: a barrier or the next agreed start; returns the root's start time
@@ -73,9 +82,11 @@ private:
     int size_ = 0;
     std::unique_ptr<StartClock> start_clock_;  // --sync window
     MeasuredCosts costs_;
-    std::vector<unsigned char> send_;
-    std::vector<unsigned char> expected_;
-    std::vector<std::vector<unsigned char>> recv_;  // the root: one result buffer per algorithm; others: one
+    std::vector<unsigned char> send_;      // this rank's input vector
+    std::vector<unsigned char> expected_;  // what this rank's result must be, where it is verified
+    // One result buffer per algorithm where results are verified (reduce: the root; else every rank), else one.
+    // In place they hold the input before each call: reduce_scatter_block's then holds the whole vector.
+    std::vector<std::vector<unsigned char>> recv_;
 };
 
 }  // namespace redux_bench

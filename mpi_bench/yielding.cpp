@@ -77,4 +77,16 @@ bool all_of_yielding(bool value, MPI_Comm comm) {
 
 long sum_yielding(long value, MPI_Comm comm) { return allreduce_yielding<long>(value, MPI_LONG, MPI_SUM, comm); }
 
+long min_yielding(long value, MPI_Comm comm) { return allreduce_yielding<long>(value, MPI_LONG, MPI_MIN, comm); }
+
+void max_to_root_yielding(const double* values, double* largest, int n, int root, MPI_Comm comm) {
+    if (kSimulatedRanks) {
+        PMPI_Reduce(values, largest, n, MPI_DOUBLE, MPI_MAX, root, comm);
+        return;
+    }
+    MPI_Request request = MPI_REQUEST_NULL;
+    PMPI_Ireduce(values, largest, n, MPI_DOUBLE, MPI_MAX, root, comm, &request);
+    wait_all_yielding(1, &request);
+}
+
 }  // namespace redux_bench

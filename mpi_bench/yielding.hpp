@@ -26,4 +26,10 @@ bool all_of_yielding(bool value, MPI_Comm comm);
 // The sum of `value` over comm, on every rank.
 long sum_yielding(long value, MPI_Comm comm);
 
+// The smallest `value` over comm, on every rank.
+long min_yielding(long value, MPI_Comm comm);
+
+// Element by element, the largest of every rank's values[0 .. n), into `largest` on the root.
+void max_to_root_yielding(const double* values, double* largest, int n, int root, MPI_Comm comm);
+
 }  // namespace redux_bench

@@ -11,6 +11,10 @@
 //         usage-error  expect status 2 on every rank; the root printed the error and the usage once
 //         wrong-result expect status 1 on every rank; the root said which algorithm's result was wrong
 //   expectations (written out by hand in CMakeLists.txt, independent of mpi_bench's own code):
+//     --collective C          reduce (default), allreduce or reduce_scatter_block: the collective the table's
+//                             first line names; reduce_scatter_block's sizes are each rank's vector, rounded
+//                             down to a multiple of ranks elements (sizes under one element per rank have no
+//                             rows), and its count is bytes / element size / ranks
 //     --root R                the rank that reports (default 0)
 //     --algorithms LIST       the CSV's algorithms, in order
 //     --bytes LIST            the sizes that must have rows, in order
@@ -19,7 +23,8 @@
 //     --costs-source SOURCE   library (default) or measured
 //     --iterations N          the CSV's iterations (default: mpi_bench's --iterations when given)
 //     --segments N            the segment count of every planned row
-//     --message TEXT          usage-error, wrong-result: text the root's stderr must contain
+//     --message TEXT          usage-error, wrong-result: text the root's stderr must contain ({last-rank}: the
+//                             number of the last rank); may be given more than once
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -46,13 +51,14 @@ const char* const kCostsHeader = "op,ranks,bytes,count,transfer_us,compute_us,so
 
 struct Expectations {
     std::string mode, bench, out_dir, name;
+    std::string collective = "reduce";
     int root = 0;
     std::vector<std::string> algorithms;
     std::vector<long> bytes;
     long element_bytes = 8;
     std::string op = "sum";
     std::string costs_source = "library";
-    std::string message;
+    std::vector<std::string> messages;
     int iterations = 0;  // the samples every row must have (0: not checked)
     int segments = 0;    // the segment count every planned row must have (0: any >= 1)
     std::vector<std::string> bench_args;
@@ -133,6 +139,8 @@ Expectations parse(int argc, char** argv) {
             e.out_dir = value;
         else if (key == "--name")
             e.name = value;
+        else if (key == "--collective")
+            e.collective = value;
         else if (key == "--root")
             e.root = std::atoi(value.c_str());
         else if (key == "--algorithms")
@@ -146,7 +154,7 @@ Expectations parse(int argc, char** argv) {
         else if (key == "--costs-source")
             e.costs_source = value;
         else if (key == "--message")
-            e.message = value;
+            e.messages.push_back(value);
         else if (key == "--iterations")
             e.iterations = std::atoi(value.c_str());
         else if (key == "--segments")
@@ -320,7 +328,11 @@ void check_csv(const Expectations& e, int ranks, const std::string& csv_path, st
             if (f[kOp] != e.op) fail(where + "op is not " + e.op);
             if (f[kRanks] != std::to_string(ranks)) fail(where + "ranks is not " + std::to_string(ranks));
             if (f[kBytes] != std::to_string(bytes)) fail(where + "bytes is not " + std::to_string(bytes));
-            if (f[kCount] != std::to_string(bytes / e.element_bytes)) fail(where + "count is not bytes / element size");
+            const long per_count = e.collective == "reduce_scatter_block" ? e.element_bytes * ranks : e.element_bytes;
+            if (f[kCount] != std::to_string(bytes / per_count)) {
+                fail(where + "count is not bytes / element size" +
+                     (e.collective == "reduce_scatter_block" ? " / ranks" : ""));
+            }
             check_latency(f, e.iterations, where, row.median);
             const bool planned = algorithm != "native" && ranks > 1;  // one rank: libredux passes to PMPI_Reduce
             check_plan_fields(e, f, a, planned, where);
@@ -452,9 +464,20 @@ void check_verdict(const Expectations& e, const std::vector<std::string>& lines,
     }
 }
 
-// The table: a "# Size" line naming the algorithms, one line per size matching the CSV, then the verdict.
+const char* collective_function(const std::string& collective) {
+    if (collective == "allreduce") return "MPI_Allreduce";
+    if (collective == "reduce_scatter_block") return "MPI_Reduce_scatter_block";
+    return "MPI_Reduce";
+}
+
+// The table: a first line naming the collective, a "# Size" line naming the algorithms, one line per size
+// matching the CSV, then the verdict.
 void check_table(const Expectations& e, const std::string& out_path, const std::vector<CsvRow>& rows) {
     const std::vector<std::string> lines = read_lines(out_path);
+    const std::string first = std::string("# mpi_bench: ") + collective_function(e.collective) + " latency";
+    if (lines.empty() || lines[0].rfind(first, 0) != 0) {
+        fail("the table's first line does not start with '" + first + "'");
+    }
     size_t at = 0;
     while (at < lines.size() && lines[at].rfind("# Size", 0) != 0) ++at;
     if (at == lines.size()) {
@@ -478,13 +501,31 @@ void check_table(const Expectations& e, const std::string& out_path, const std::
 
 }  // namespace
 
+// "{last-rank}" in `text` replaced by the number of the last rank.
+std::string with_last_rank(std::string text, int ranks) {
+    const std::string placeholder = "{last-rank}";
+    for (auto at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder)) {
+        text.replace(at, placeholder.size(), std::to_string(ranks - 1));
+    }
+    return text;
+}
+
 int main(int argc, char** argv) {
-    const Expectations e = parse(argc, argv);
+    Expectations e = parse(argc, argv);
     g_rank = env_int("OMPI_COMM_WORLD_RANK", "PMI_RANK");
     const int ranks = env_int("OMPI_COMM_WORLD_SIZE", "PMI_SIZE");
     if (g_rank < 0 || ranks < 1) {
         std::cerr << "bench_rank_driver: not started by mpiexec (no rank in the environment)\n";
         return 1;
+    }
+    for (std::string& message : e.messages) message = with_last_rank(message, ranks);
+    if (e.collective == "reduce_scatter_block") {  // whole elements per rank; smaller sizes have no rows
+        const long multiple = e.element_bytes * ranks;
+        std::vector<long> sizes;
+        for (const long bytes : e.bytes) {
+            if (bytes >= multiple) sizes.push_back(bytes / multiple * multiple);
+        }
+        e.bytes = sizes;
     }
     const std::string base = e.out_dir + "/" + e.name + ".np" + std::to_string(ranks);
     const std::string csv_path = base + ".csv", costs_path = base + ".costs.csv";
@@ -513,13 +554,19 @@ int main(int argc, char** argv) {
         check_table(e, out_path, rows);
     } else if (e.mode == "usage-error") {
         const bool printed = err.find("mpi_bench: error:") != std::string::npos;
-        if (g_rank == 0 && (!printed || err.find("usage: mpirun -np N mpi_bench") == std::string::npos ||
-                            err.find(e.message) == std::string::npos)) {
-            fail("stderr lacks the error ('" + e.message + "') and the usage");
+        if (g_rank == 0 && (!printed || err.find("usage: mpirun -np N mpi_bench") == std::string::npos)) {
+            fail("stderr lacks the error and the usage");
+        }
+        for (const std::string& message : e.messages) {
+            if (g_rank == 0 && err.find(message) == std::string::npos) fail("stderr lacks '" + message + "'");
         }
         if (g_rank != 0 && printed) fail("a rank other than 0 printed the error too");
-    } else if (e.mode == "wrong-result" && root && err.find(e.message) == std::string::npos) {
-        fail("stderr lacks '" + e.message + "'");
+    } else if (e.mode == "wrong-result" && root) {
+        for (const std::string& message : e.messages) {
+            if (err.find(message) == std::string::npos) fail("stderr lacks '" + message + "'");
+        }
+    } else if (e.mode == "wrong-result" && err.find("verification FAILED") != std::string::npos) {
+        fail("a rank other than the root printed the verification's failure");
     } else if (e.mode != "run" && e.mode != "usage-error" && e.mode != "wrong-result") {
         fail("unknown mode " + e.mode);
     }
