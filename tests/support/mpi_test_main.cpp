@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
 
     const int local_result = RUN_ALL_TESTS();
     int agreed_result = 0;
-    MPI_Allreduce(&local_result, &agreed_result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    PMPI_Allreduce(&local_result, &agreed_result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0 && agreed_result != local_result) {
         std::fprintf(stderr, "[rank 0] tests failed on another rank (see the [rank R] lines)\n");
     }

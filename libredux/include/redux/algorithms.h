@@ -37,15 +37,25 @@
     X(MULTI_TREE,        multi_tree,        "multi-tree",        15, link_costs) /* weighted trees, Legrand et al. */
 /* clang-format on */
 
+/* The algorithms of MPI_Allreduce and MPI_Reduce_scatter_block that are not a reduction tree, one
+ * X(ENUM, name, "text", value) each. For MPI_Reduce they do not apply: the model's tree is planned instead. */
+/* clang-format off */
+#define REDUX_FAMILY_ALGORITHMS(X)                                                                             \
+    X(RECURSIVE_DOUBLING, recursive_doubling, "recursive-doubling", 16) /* allreduce: lg p full exchanges */  \
+    X(REDUCE_SCATTER,     reduce_scatter,     "reduce-scatter",     17) /* recursive halving (+ allgather) */
+/* clang-format on */
+
 #define REDUX_ALGORITHM_ENUMERATOR_(ENUM, name, text, value, needs) REDUX_ALGORITHM_##ENUM = value,
+#define REDUX_FAMILY_ENUMERATOR_(ENUM, name, text, value) REDUX_ALGORITHM_##ENUM = value,
 
 typedef enum redux_algorithm {
     REDUX_ALGORITHM_CONFIGURED = 0, /* whatever REDUX_ALGORITHM says (default auto) */
     REDUX_ALGORITHM_AUTO = 1,       /* the tree the model predicts fastest, or the MPI library's, as measured */
     REDUX_ALGORITHM_NATIVE = 5,     /* the MPI library's own MPI_Reduce (PMPI_Reduce) */
-    REDUX_STRATEGIES(REDUX_ALGORITHM_ENUMERATOR_)
+    REDUX_STRATEGIES(REDUX_ALGORITHM_ENUMERATOR_) REDUX_FAMILY_ALGORITHMS(REDUX_FAMILY_ENUMERATOR_)
 } redux_algorithm;
 
 #undef REDUX_ALGORITHM_ENUMERATOR_
+#undef REDUX_FAMILY_ENUMERATOR_
 
 #endif /* REDUX_ALGORITHMS_H */

@@ -1,4 +1,4 @@
-/* libredux: MPI_Reduce on reduction trees planned from measured costs.
+/* libredux: MPI_Reduce, MPI_Allreduce and MPI_Reduce_scatter_block planned from measured costs.
  *
  * redux_reduce() has MPI_Reduce's signature and contract (MPI standard, section "Reduce"): the same
  * arguments give the same result, MPI_IN_PLACE at the root, any root, count 0, predefined and user
@@ -58,6 +58,25 @@ typedef struct redux_call_info {
  * the call (see redux/algorithms.h) plans the optimal tree instead; info->algorithm says which ran. */
 int redux_reduce_ex(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                     MPI_Comm comm, const redux_options *options, redux_call_info *info);
+
+/* MPI_Allreduce's contract (MPI standard, "All-Reduce"), planned like redux_reduce: MPI_IN_PLACE on every rank,
+ * count 0, predefined and user operators, commutative or not (then every rank gets v0 o v1 o ... o v(n-1)).
+ * Every rank receives the same bytes. The algorithms (redux/algorithms.h): recursive-doubling, reduce-scatter
+ * (reduce-scatter then allgather, Rabenseifner), or a tree strategy's reduction to rank 0 followed by a
+ * broadcast down the same tree; auto weighs them against the library's own MPI_Allreduce. Linking libredux
+ * also makes MPI_Allreduce, from C and Fortran, go here. */
+int redux_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int redux_allreduce_ex(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                       const redux_options *options, redux_call_info *info);
+
+/* MPI_Reduce_scatter_block's contract (MPI standard, "Reduce-Scatter"): rank i receives block i (recvcount
+ * elements) of the reduction of every rank's size x recvcount elements; MPI_IN_PLACE takes the input from recvbuf.
+ * The algorithms: reduce-scatter (recursive halving), or a tree strategy's reduction to rank 0 followed by a
+ * scatter; auto weighs them against the library's own. */
+int redux_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm);
+int redux_reduce_scatter_block_ex(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, const redux_options *options, redux_call_info *info);
 
 #ifdef __cplusplus
 }

@@ -99,6 +99,14 @@ int agree_on_settings(CommState& state) {
 
 }  // namespace
 
+std::string PlannedTree::name() const {
+    return family == FamilyAlgorithm::tree ? std::string(strategy_name(strategy)) : std::string(family_name(family));
+}
+
+redux_algorithm PlannedTree::algorithm() const {
+    return family == FamilyAlgorithm::tree ? public_algorithm(strategy) : public_family(family);
+}
+
 size_t live_comm_states() { return g_live_states.load(std::memory_order_relaxed); }
 
 bool mpi_running() {

@@ -5,6 +5,7 @@
 #include "calib/link_calibration.hpp"
 #include "calib/topology.hpp"
 #include "exec/executor.hpp"
+#include "exec/family.hpp"
 #include "mpi/element_buffer.hpp"
 #include "plan/planner.hpp"
 #include "policy/auto_select.hpp"
@@ -20,6 +21,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -33,6 +35,7 @@ namespace redux {
 // handle: a second one on the same key reuses the plan made with the first one's cost c -- speed, never
 // correctness, is at stake).
 struct PlanKey {
+    Collective collective = Collective::reduce;
     int root = 0;
     int count = 0;
     int type_size = 0;
@@ -45,19 +48,26 @@ struct PlanKey {
     long long segment_bytes = -1;                      // the call's (redux_options); < 0: the library's
 
     auto tie() const {
-        return std::tie(root, count, type_size, datatype, commutative, op, algorithm, transfer_s, compute_s, limit,
-                        segment_bytes);
+        return std::tie(collective, root, count, type_size, datatype, commutative, op, algorithm, transfer_s, compute_s,
+                        limit, segment_bytes);
     }
     bool operator<(const PlanKey& o) const { return tie() < o.tie(); }
     bool operator==(const PlanKey& o) const { return tie() == o.tie(); }
 };
 
-// One tree a key may run, as this rank's program.
+// One tree a key may run, as this rank's program; for MPI_Allreduce and MPI_Reduce_scatter_block, one of their
+// algorithms (plan/family.hpp): a tree (the reduction to rank 0, then `spread`) or another.
 struct PlannedTree {
     Strategy strategy = Strategy::optimal;
     double predicted_s = 0;  // its predicted makespan
     int segments = 1;        // pipelined in this many segments
     RankProgram program;
+    FamilyAlgorithm family = FamilyAlgorithm::tree;
+    SpreadRole spread;  // a family tree's second phase at this rank
+
+    // Its name for people and its public value: the strategy's, or the family algorithm's.
+    std::string name() const;
+    redux_algorithm algorithm() const;
 };
 
 struct CachedPlan {
@@ -69,6 +79,7 @@ struct CachedPlan {
     AutoSelect auto_select;           // REDUX_ALGORITHM=auto only: which tree runs, or native
     PlanReport report;                // for the decision log
     std::vector<char> in_place_copy;  // the root's data, when auto runs native from a copy (auto_select.hpp)
+    FamilyScratch family_scratch;     // MPI_Allreduce and MPI_Reduce_scatter_block's scratch vectors
 };
 
 // What route() answers for a call that runs a plan (api/route.hpp): the plan and the facts of the call that the
@@ -88,6 +99,7 @@ struct PlanRoute {
 // answer without checking its handles, describing the datatype or looking the key up again. Only the buffers
 // are judged again (api/route.cpp).
 struct RecentCall {
+    Collective collective = Collective::reduce;
     int count = 0;
     int root = 0;
     MPI_Datatype datatype = MPI_DATATYPE_NULL;
@@ -95,8 +107,8 @@ struct RecentCall {
     redux_options options{};
     PlanRoute route;  // route.plan null: an empty slot
 
-    bool repeats(int c, MPI_Datatype t, MPI_Op o, int r, const redux_options& opts) const {
-        return route.plan != nullptr && c == count && t == datatype && o == op && r == root &&
+    bool repeats(Collective k, int c, MPI_Datatype t, MPI_Op o, int r, const redux_options& opts) const {
+        return route.plan != nullptr && k == collective && c == count && t == datatype && o == op && r == root &&
                opts.algorithm == options.algorithm && opts.transfer_s == options.transfer_s &&
                opts.compute_s == options.compute_s && opts.limit == options.limit &&
                opts.segment_bytes == options.segment_bytes;
@@ -109,11 +121,11 @@ class RecentCalls {
 public:
     static constexpr size_t kSize = 8;
 
-    const RecentCall* find(int count, MPI_Datatype datatype, MPI_Op op, int root, const redux_options& opts,
-                           uint64_t generation) const {
+    const RecentCall* find(Collective collective, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                           const redux_options& opts, uint64_t generation) const {
         if (generation != generation_) return nullptr;
         for (const RecentCall& call : calls_) {
-            if (call.repeats(count, datatype, op, root, opts)) return &call;
+            if (call.repeats(collective, count, datatype, op, root, opts)) return &call;
         }
         return nullptr;
     }
@@ -125,7 +137,7 @@ public:
             generation_ = generation;
         }
         for (RecentCall& slot : calls_) {
-            if (slot.repeats(call.count, call.datatype, call.op, call.root, call.options)) {
+            if (slot.repeats(call.collective, call.count, call.datatype, call.op, call.root, call.options)) {
                 slot = call;
                 return;
             }

@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -78,10 +79,15 @@ int measure_on_rank_zero(const CommState& state, const void* own_data, int count
     return static_cast<int>(message[1]);
 }
 
+// The elements the call reduces: for MPI_Reduce_scatter_block every rank's size x recvcount.
+int whole_count(const CommState& state, const PlanKey& key) {
+    return key.collective == Collective::reduce_scatter_block ? key.count * state.size : key.count;
+}
+
 int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_Datatype datatype, MPI_Op op,
                const ElementLayout& layout, Costs& costs, PlanReport& report) {
     const Config& cfg = state.config;
-    const size_t bytes = static_cast<size_t>(key.type_size) * static_cast<size_t>(key.count);
+    const size_t bytes = static_cast<size_t>(key.type_size) * static_cast<size_t>(whole_count(state, key));
     if (key.transfer_s >= 0) {
         costs.transfer_s = key.transfer_s;
         report.costs_source = "call";
@@ -108,7 +114,8 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
         costs.compute_s = *cfg.compute_s;
     } else {
         const double start = MPI_Wtime();
-        REDUX_MPI(measure_on_rank_zero(state, own_data, key.count, datatype, op, layout, costs.compute_s));
+        REDUX_MPI(
+            measure_on_rank_zero(state, own_data, whole_count(state, key), datatype, op, layout, costs.compute_s));
         report.calibration_s += MPI_Wtime() - start;
     }
     return MPI_SUCCESS;
@@ -192,6 +199,146 @@ int check_same_plan(const CommState& state, const Plan& plan) {
     return MPI_ERR_INTERN;
 }
 
+// The second phase of a family tree at `rank`: the result from rank 0 down the plan's tree 0 (its parent's
+// children, the sink's from the root), or down a binomial tree where tree 0 does not reach every rank.
+SpreadRole spread_role(const Plan& plan, int ranks, int rank, int& depth, int& fan_out) {
+    const int root = 0;
+    std::vector<int> parent(static_cast<size_t>(ranks), -1);
+    bool spans = true;
+    for (int r = 0; r < ranks; ++r) {
+        if (r == root) continue;
+        parent[static_cast<size_t>(r)] = r == plan.sink ? root : plan.parent[static_cast<size_t>(r)];
+        if (parent[static_cast<size_t>(r)] < 0 || parent[static_cast<size_t>(r)] == r) spans = false;
+    }
+    if (!spans) {  // binomial from rank 0
+        for (int r = 1; r < ranks; ++r) parent[static_cast<size_t>(r)] = r & (r - 1);
+    }
+    SpreadRole role;
+    role.parent = parent[static_cast<size_t>(rank)];
+    std::vector<int> children(static_cast<size_t>(ranks), 0);
+    for (int r = 0; r < ranks; ++r) {
+        if (parent[static_cast<size_t>(r)] < 0) continue;
+        ++children[static_cast<size_t>(parent[static_cast<size_t>(r)])];
+        if (parent[static_cast<size_t>(r)] == rank) role.children.push_back(r);
+    }
+    fan_out = *std::max_element(children.begin(), children.end());
+    depth = 0;
+    for (int r = 0; r < ranks; ++r) {
+        int d = 0;
+        for (int at = r; parent[static_cast<size_t>(at)] >= 0 && d <= ranks; at = parent[static_cast<size_t>(at)]) ++d;
+        if (d > ranks) throw std::logic_error("the spread tree has a cycle");
+        depth = std::max(depth, d);
+    }
+    return role;
+}
+
+// MPI_Allreduce and MPI_Reduce_scatter_block: the trees and algorithms `key` may run, predicted and ranked
+// (plan/family.hpp). A tree strategy asked for: its tree; a family algorithm asked for: it (recursive doubling
+// does not apply to a reduce-scatter-block: recursive halving instead); auto: the model's tree, recursive
+// halving and (allreduce) recursive doubling, fastest predicted first, measured against the library's own.
+void plan_family(const CommState& state, const PlanKey& key, const Costs& costs, CachedPlan& cached) {
+    PlanKey tree_key = key;
+    tree_key.count = whole_count(state, key);
+    tree_key.root = 0;
+    const SelectionInput input = selection_input(state, tree_key, costs);
+    const FamilyShape shape(state.size);
+    const int64_t bytes = static_cast<int64_t>(key.type_size) * tree_key.count;
+    std::vector<PlannedTree> trees;
+    std::optional<FamilyAlgorithm> asked = family_of(key.algorithm);
+    if (asked == FamilyAlgorithm::recursive_doubling && key.collective == Collective::reduce_scatter_block) {
+        asked = FamilyAlgorithm::reduce_scatter;
+    }
+    const bool automatic = key.algorithm == REDUX_ALGORITHM_AUTO;
+    if (!asked || automatic) {
+        const Selection selection = select_plan(input);
+        const Plan& plan = selection.plan;
+        PlannedTree tree;
+        tree.strategy = plan.request.strategy;
+        tree.program = program_for(plan, state.rank);
+        int depth = 0, fan_out = 0;
+        tree.spread = spread_role(plan, state.size, state.rank, depth, fan_out);
+        tree.segments = plan.segments;
+        const int spread_segments = plan.segments > 1 ? plan.segments : family_pieces(bytes);
+        tree.spread.segments = spread_segments;
+        tree.predicted_s = predict_tree_then_spread(plan.predicted_s(), shape, costs, input.latency_s, depth, fan_out,
+                                                    spread_segments, key.collective) +
+                           costs.call_s;
+        trees.push_back(std::move(tree));
+        cached.report.why = selection.why;
+    }
+    auto add = [&](FamilyAlgorithm algorithm) {
+        PlannedTree tree;
+        tree.family = algorithm;
+        tree.predicted_s =
+            (algorithm == FamilyAlgorithm::recursive_doubling
+                 ? predict_recursive_doubling(shape, costs, input.latency_s)
+                 : predict_reduce_scatter(shape, costs, input.latency_s, family_pieces(bytes / 2), key.collective)) +
+            costs.call_s;
+        trees.push_back(std::move(tree));
+    };
+    if (asked && !automatic) add(*asked);
+    if (automatic) {
+        add(FamilyAlgorithm::reduce_scatter);
+        if (key.collective == Collective::allreduce) add(FamilyAlgorithm::recursive_doubling);
+        std::stable_sort(trees.begin(), trees.end(),
+                         [](const PlannedTree& a, const PlannedTree& b) { return a.predicted_s < b.predicted_s; });
+    }
+    cached.trees = std::move(trees);
+}
+
+// MPI_Reduce: the tree selection chose, and under auto its runners-up.
+int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, CachedPlan& cached) {
+    PlanReport& report = cached.report;
+    const SelectionInput input = selection_input(state, key, costs);
+    const auto nodes = static_cast<size_t>(input.node_pairs.node_ids.size());
+    for (size_t a = 0; a < nodes; ++a) {
+        const auto row = input.node_pairs.transfer_s.begin() + static_cast<std::ptrdiff_t>(a * nodes);
+        report.node_pair_d_s.emplace_back(row, row + static_cast<std::ptrdiff_t>(nodes));
+    }
+    Selection selection = select_plan(input);
+    for (const Candidate& candidate : selection.candidates) {
+        report.predicted_by_strategy_s.emplace_back(strategy_name(candidate.strategy),
+                                                    candidate.predicted_s + costs.call_s);
+    }
+    report.why = selection.why;
+    const Plan& best = selection.plan;
+    if (state.config.debug) REDUX_MPI(check_same_plan(state, best));
+    auto tree_of = [&](const Plan& plan) {
+        PlannedTree tree;
+        tree.strategy = plan.request.strategy;
+        tree.predicted_s = plan.predicted_s() + costs.call_s;
+        tree.segments = plan.segments;
+        tree.program = program_for(plan, state.rank);
+        return tree;
+    };
+    cached.trees.push_back(tree_of(best));
+    if (key.algorithm == REDUX_ALGORITHM_AUTO) {
+        for (const Plan& plan : selection.runners_up) cached.trees.push_back(tree_of(plan));
+        const char* in_place_failure = known_native_reduce_failure(
+            loaded_mpi_library(), {state.size, key.root, /*in_place=*/true, report.bytes, key.commutative});
+        cached.auto_select = AutoSelect(static_cast<int>(cached.trees.size()),
+                                        /*native_tried=*/key.datatype != MPI_DATATYPE_NULL, in_place_failure);
+    }
+    report.shared_cores_floor_s = best.shared_cores_floor_s;
+    return MPI_SUCCESS;
+}
+
+// Keeps `cached` as key's plan, the oldest plan going first when the communicator holds too many.
+int remember_plan(CommState& state, const PlanKey& key, std::unique_ptr<CachedPlan> cached, CachedPlan*& out) {
+    if (state.plans.size() >= kMaxCachedPlans) {
+        state.plans.erase(state.plan_order.front());
+        state.plan_order.pop_front();
+        state.last_plan = nullptr;
+        forget_lookups();  // RecentCalls and the thread's records may point at the evicted plan
+    }
+    CachedPlan* raw = cached.get();
+    state.plans.emplace(key, std::move(cached));
+    state.plan_order.push_back(key);
+    state.last_key = key;
+    out = state.last_plan = raw;
+    return MPI_SUCCESS;
+}
+
 }  // namespace
 
 void log_plan(const CommState& state, const CachedPlan& plan, const char* what, bool to_file) {
@@ -219,7 +366,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.comm_size = state.size;
     report.root = key.root;
     report.count = key.count;
-    report.bytes = static_cast<long long>(key.type_size) * key.count;
+    report.bytes = static_cast<long long>(key.type_size) * whole_count(state, key);
     report.commutative = key.commutative;
     report.requested = requested_name(key.algorithm);
     Costs costs;
@@ -229,52 +376,26 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.call_s = costs.call_s;
     report.c_s = costs.compute_s;
 
-    const SelectionInput input = selection_input(state, key, costs);
-    const auto nodes = static_cast<size_t>(input.node_pairs.node_ids.size());
-    for (size_t a = 0; a < nodes; ++a) {
-        const auto row = input.node_pairs.transfer_s.begin() + static_cast<std::ptrdiff_t>(a * nodes);
-        report.node_pair_d_s.emplace_back(row, row + static_cast<std::ptrdiff_t>(nodes));
-    }
-    Selection selection = select_plan(input);
-    for (const Candidate& candidate : selection.candidates) {
-        report.predicted_by_strategy_s.emplace_back(strategy_name(candidate.strategy),
-                                                    candidate.predicted_s + costs.call_s);
-    }
-    report.why = selection.why;
-    const Plan& best = selection.plan;
-    if (state.config.debug) REDUX_MPI(check_same_plan(state, best));
     cached->costs = costs;
-    auto tree_of = [&](const Plan& plan) {
-        return PlannedTree{plan.request.strategy, plan.predicted_s() + costs.call_s, plan.segments,
-                           program_for(plan, state.rank)};
-    };
-    cached->trees.push_back(tree_of(best));
-    if (key.algorithm == REDUX_ALGORITHM_AUTO) {
-        for (const Plan& plan : selection.runners_up) cached->trees.push_back(tree_of(plan));
-        const char* in_place_failure = known_native_reduce_failure(
-            loaded_mpi_library(), {state.size, key.root, /*in_place=*/true, report.bytes, key.commutative});
-        cached->auto_select = AutoSelect(static_cast<int>(cached->trees.size()),
-                                         /*native_tried=*/key.datatype != MPI_DATATYPE_NULL, in_place_failure);
+    if (key.collective != Collective::reduce) {
+        report.collective = std::string(collective_name(key.collective));
+        plan_family(state, key, costs, *cached);
+        for (const PlannedTree& tree : cached->trees) {
+            report.predicted_by_strategy_s.emplace_back(tree.name(), tree.predicted_s);
+        }
+        if (key.algorithm == REDUX_ALGORITHM_AUTO) {
+            cached->auto_select = AutoSelect(static_cast<int>(cached->trees.size()),
+                                             /*native_tried=*/key.datatype != MPI_DATATYPE_NULL, nullptr);
+        }
+    } else {
+        REDUX_MPI(plan_reduce(state, key, costs, *cached));
     }
-    for (const PlannedTree& tree : cached->trees) report.tried.emplace_back(strategy_name(tree.strategy));
-    report.strategy = std::string(strategy_name(best.request.strategy));
-    report.predicted_s = best.predicted_s() + costs.call_s;
-    report.shared_cores_floor_s = best.shared_cores_floor_s;
-    report.segments = best.segments;
+    for (const PlannedTree& tree : cached->trees) report.tried.emplace_back(tree.name());
+    report.strategy = cached->trees.front().name();
+    report.predicted_s = cached->trees.front().predicted_s;
+    report.segments = cached->trees.front().segments;
     log_plan(state, *cached, "new plan", true);  // and under auto, its decision when the trials are done
-
-    if (state.plans.size() >= kMaxCachedPlans) {
-        state.plans.erase(state.plan_order.front());
-        state.plan_order.pop_front();
-        state.last_plan = nullptr;
-        forget_lookups();  // RecentCalls and the thread's records may point at the evicted plan
-    }
-    CachedPlan* raw = cached.get();
-    state.plans.emplace(key, std::move(cached));
-    state.plan_order.push_back(key);
-    state.last_key = key;
-    out = state.last_plan = raw;
-    return MPI_SUCCESS;
+    return remember_plan(state, key, std::move(cached), out);
 }
 
 }  // namespace redux

@@ -20,6 +20,11 @@ typedef uintptr_t redux_raw_handle;
 /* redux_reduce with the handles converted to libredux's MPI's types (an int handle is the low 32 bits). */
 REDUX_INTERNAL int redux_reduce_raw(const void *sendbuf, void *recvbuf, int count, redux_raw_handle datatype,
                                     redux_raw_handle op, int root, redux_raw_handle comm);
+REDUX_INTERNAL int redux_allreduce_raw(const void *sendbuf, void *recvbuf, int count, redux_raw_handle datatype,
+                                       redux_raw_handle op, redux_raw_handle comm);
+REDUX_INTERNAL int redux_reduce_scatter_block_raw(const void *sendbuf, void *recvbuf, int recvcount,
+                                                  redux_raw_handle datatype, redux_raw_handle op,
+                                                  redux_raw_handle comm);
 
 #ifdef __cplusplus
 }

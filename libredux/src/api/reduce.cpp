@@ -1,4 +1,5 @@
-// redux_reduce: MPI_Reduce's contract, on the MPI library's own reduce or on a planned tree.
+// redux_reduce: MPI_Reduce's contract, on the MPI library's own reduce or on a planned tree; redux_allreduce and
+// redux_reduce_scatter_block the same way (a ReduceCall with its collective, root 0).
 //
 // A call's way, in plain words:
 //   entry    the entry points (below; MPI_Reduce through interpose/) make a ReduceCall (route.hpp);
@@ -74,15 +75,16 @@ void record(const ReduceCall& call, const Route& route) {
     if (plan.algorithm != REDUX_ALGORITHM_AUTO || !plan.predefined_handles) return;
     AutoSelect& select = plan.plan->auto_select;
     if (select.passes_through()) {
-        t_settled_native = {&select,    call.generation, call.comm,         call.datatype,         call.op,
-                            call.count, call.root,       route.state->rank, call.options.algorithm};
+        t_settled_native = {&select,    call.generation, call.comm,         call.datatype,          call.op,
+                            call.count, call.root,       route.state->rank, call.options.algorithm, call.collective};
     }
 }
 
 const redux_options kDefaults = REDUX_OPTIONS_INIT;
 
 ReduceCall make_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                     MPI_Comm comm, const redux_options* options, uint64_t generation) {
+                     MPI_Comm comm, const redux_options* options, uint64_t generation,
+                     Collective collective = Collective::reduce) {
     return {sendbuf,
             recvbuf,
             count,
@@ -92,14 +94,16 @@ ReduceCall make_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
             comm,
             options != nullptr ? *options : kDefaults,
             options == nullptr || defaults_but_algorithm(*options),
-            generation};
+            generation,
+            collective};
 }
 
 // Every call the thread's records do not take. Its own ReduceCall: the entry's stays in registers.
 [[gnu::noinline]] int reduce_routed(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                     int root, MPI_Comm comm, const redux_options* options, redux_call_info* info,
-                                    uint64_t generation) {
-    const ReduceCall call = make_call(sendbuf, recvbuf, count, datatype, op, root, comm, options, generation);
+                                    uint64_t generation, Collective collective = Collective::reduce) {
+    const ReduceCall call =
+        make_call(sendbuf, recvbuf, count, datatype, op, root, comm, options, generation, collective);
     Route answer;
     const int rc = guarded(comm, [&] {
         REDUX_MPI(route(call, answer));
@@ -127,6 +131,20 @@ int reduce_entry(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
     return reduce_routed(sendbuf, recvbuf, count, datatype, op, root, comm, options, info, generation);
 }
 
+// redux_allreduce_ex and redux_reduce_scatter_block_ex: the same way as a reduce, with root 0.
+int family_entry(Collective collective, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, const redux_options* options, redux_call_info* info) {
+    const uint64_t generation = lookup_generation();
+    const ReduceCall call = make_call(sendbuf, recvbuf, count, datatype, op, 0, comm, options, generation, collective);
+    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
+    if (AutoSelect* settled = t_settled_native.repeats(call)) {
+        settled->count_passed_through();
+        return library_reduce(sendbuf, call, comm);
+    }
+    if (t_configured_native.takes(call)) return library_reduce(sendbuf, call, comm);
+    return reduce_routed(sendbuf, recvbuf, count, datatype, op, 0, comm, options, info, generation, collective);
+}
+
 }  // namespace
 }  // namespace redux
 
@@ -144,4 +162,41 @@ extern "C" int redux_reduce_raw(const void* sendbuf, void* recvbuf, int count, r
 extern "C" int redux_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                             MPI_Comm comm) {
     return redux::reduce_entry(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, nullptr);
+}
+
+extern "C" int redux_allreduce_ex(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, const redux_options* options, redux_call_info* info) {
+    return redux::family_entry(redux::Collective::allreduce, sendbuf, recvbuf, count, datatype, op, comm, options,
+                               info);
+}
+
+extern "C" int redux_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm) {
+    return redux::family_entry(redux::Collective::allreduce, sendbuf, recvbuf, count, datatype, op, comm, nullptr,
+                               nullptr);
+}
+
+extern "C" int redux_allreduce_raw(const void* sendbuf, void* recvbuf, int count, redux_raw_handle datatype,
+                                   redux_raw_handle op, redux_raw_handle comm) {
+    return redux::family_entry(redux::Collective::allreduce, sendbuf, recvbuf, count, (MPI_Datatype)datatype,
+                               (MPI_Op)op, (MPI_Comm)comm, nullptr, nullptr);
+}
+
+extern "C" int redux_reduce_scatter_block_ex(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                                             MPI_Op op, MPI_Comm comm, const redux_options* options,
+                                             redux_call_info* info) {
+    return redux::family_entry(redux::Collective::reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                               options, info);
+}
+
+extern "C" int redux_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                                          MPI_Op op, MPI_Comm comm) {
+    return redux::family_entry(redux::Collective::reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                               nullptr, nullptr);
+}
+
+extern "C" int redux_reduce_scatter_block_raw(const void* sendbuf, void* recvbuf, int recvcount,
+                                              redux_raw_handle datatype, redux_raw_handle op, redux_raw_handle comm) {
+    return redux::family_entry(redux::Collective::reduce_scatter_block, sendbuf, recvbuf, recvcount,
+                               (MPI_Datatype)datatype, (MPI_Op)op, (MPI_Comm)comm, nullptr, nullptr);
 }

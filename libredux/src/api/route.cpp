@@ -12,9 +12,10 @@
 //      class. Intercommunicators, one-rank communicators and count 0 too: there is nothing to plan.
 //   6. The first other call on a communicator makes its state, collectively: a private duplicate and the
 //      settings every rank agrees on (rank 0's; comm_state.cpp), which can still say native.
-//   7. Everything else: the plan for the call's key (root, count, type layout, commutativity, strategy, the
-//      call's costs), made and cached on first use (planning.cpp).
-// Steps 1-3 and 5 depend on nothing a plan holds, so another collective can ask them the same way.
+//   7. Everything else: the plan for the call's key (collective, root, count, type layout, commutativity,
+//      strategy, the call's costs), made and cached on first use (planning.cpp).
+// MPI_Allreduce and MPI_Reduce_scatter_block take the same steps with root 0, their own buffer rules
+// (misplaced_buffers) and, for the latter, a whole vector (size x recvcount) that must fit an int.
 #include "api/route.hpp"
 
 #include "api/mpi_identity.h"
@@ -24,6 +25,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 
 namespace redux {
@@ -39,6 +41,7 @@ bool valid_options(const redux_options& options) {
     static_assert(sizeof(a) == sizeof(options.algorithm), "redux_algorithm is an int-sized enum");
     std::memcpy(&a, &options.algorithm, sizeof a);
     if (a == REDUX_ALGORITHM_CONFIGURED || a == REDUX_ALGORITHM_AUTO || a == REDUX_ALGORITHM_NATIVE) return true;
+    if (family_of(a)) return true;
     const std::optional<Strategy> strategy = strategy_from_value(a);
     return strategy && (!strategy_needs_limit(*strategy) || options.limit >= 1);
 }
@@ -65,7 +68,10 @@ bool leave_to_library(const ReduceCall& call, const CommState* state, int& rank,
         }
     }
     if (size == 1 || call.root < 0 || call.root >= size) return true;
-    return misplaced_buffers(call.sendbuf, call.recvbuf, rank, call.root);
+    if (call.collective == Collective::reduce_scatter_block && call.count > std::numeric_limits<int>::max() / size) {
+        return true;
+    }
+    return misplaced_buffers(call.sendbuf, call.recvbuf, rank, call.root, call.collective);
 }
 
 // Step 7: the plan of the call's key on `state`, and the call remembered in RecentCalls where its handles allow.
@@ -75,7 +81,8 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
     if (!is_predefined(call.op)) REDUX_MPI(MPI_Op_commutative(call.op, &commutative));
     const redux_options& opts = call.options;
     const std::optional<Strategy> strategy = strategy_of(algorithm);
-    const PlanKey key{call.root,
+    const PlanKey key{call.collective,
+                      call.root,
                       call.count,
                       layout.type_size,
                       layout.named ? call.datatype : MPI_DATATYPE_NULL,
@@ -86,14 +93,15 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
                       opts.compute_s < 0 ? -1.0 : opts.compute_s,
                       strategy && strategy_needs_limit(*strategy) ? opts.limit : 0,
                       opts.segment_bytes < 0 ? -1 : opts.segment_bytes};
-    const void* own_data = rank == call.root && call.sendbuf == MPI_IN_PLACE ? call.recvbuf : call.sendbuf;
+    const bool in_place = call.sendbuf == MPI_IN_PLACE && (rank == call.root || call.collective != Collective::reduce);
+    const void* own_data = in_place ? call.recvbuf : call.sendbuf;
     CachedPlan* cached = nullptr;
     REDUX_MPI(plan_for(state, key, own_data, call.datatype, call.op, layout, cached));
     route.state = &state;
     route.plan = &route.made.emplace(
         PlanRoute{cached, algorithm, commutative != 0, layout.named && is_predefined(call.op), layout});
     if (route.plan->predefined_handles) {
-        state.recent_calls.remember({call.count, call.root, call.datatype, call.op, opts, *route.plan},
+        state.recent_calls.remember({call.collective, call.count, call.root, call.datatype, call.op, opts, *route.plan},
                                     call.generation);
     }
     return MPI_SUCCESS;
@@ -112,9 +120,10 @@ int route(const ReduceCall& call, Route& route) {
             route.configured_native = opts.algorithm == REDUX_ALGORITHM_CONFIGURED;
             return MPI_SUCCESS;
         }
-        const RecentCall* recent =
-            state->recent_calls.find(call.count, call.datatype, call.op, call.root, opts, call.generation);
-        if (recent != nullptr && !misplaced_buffers(call.sendbuf, call.recvbuf, state->rank, call.root)) {
+        const RecentCall* recent = state->recent_calls.find(call.collective, call.count, call.datatype, call.op,
+                                                            call.root, opts, call.generation);
+        if (recent != nullptr &&
+            !misplaced_buffers(call.sendbuf, call.recvbuf, state->rank, call.root, call.collective)) {
             route.state = state;
             route.plan = &recent->route;
             return MPI_SUCCESS;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "api/comm_state.hpp"
+#include "plan/family.hpp"
 #include "redux/redux.h"
 
 #include <mpi.h>
@@ -13,7 +14,8 @@
 
 namespace redux {
 
-// A call as an entry point received it, with what every cache of route()'s answers compares.
+// A call as an entry point received it, with what every cache of route()'s answers compares. MPI_Allreduce and
+// MPI_Reduce_scatter_block take the same way with root 0 (count: the call's, recvcount for the latter).
 struct ReduceCall {
     const void* sendbuf;
     void* recvbuf;
@@ -27,6 +29,7 @@ struct ReduceCall {
     // answer, so that they compare one field of the options.
     bool defaults_but_algorithm;
     uint64_t generation;  // lookup_generation() when the call began: what it caches is valid in this one only
+    Collective collective;
 };
 
 inline bool defaults_but_algorithm(const redux_options& opts) {
@@ -36,7 +39,10 @@ inline bool defaults_but_algorithm(const redux_options& opts) {
 // Erroneous calls that only one side can see (MPI_IN_PLACE in the wrong place, aliased buffers) get the
 // library's error on that rank, as with MPI_Reduce itself. A null recvbuf is MPI_BOTTOM, which is legal: it must
 // not send the root elsewhere than the other ranks. Judged on every call, cached answers included.
-inline bool misplaced_buffers(const void* sendbuf, const void* recvbuf, int rank, int root) {
+// MPI_Allreduce and MPI_Reduce_scatter_block: MPI_IN_PLACE as sendbuf on every rank, never as recvbuf.
+inline bool misplaced_buffers(const void* sendbuf, const void* recvbuf, int rank, int root,
+                              Collective collective = Collective::reduce) {
+    if (collective != Collective::reduce) return recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
     if (rank == root) return recvbuf == MPI_IN_PLACE || sendbuf == recvbuf;
     return sendbuf == MPI_IN_PLACE;
 }
@@ -63,10 +69,19 @@ struct Route {
 // state or a plan.
 int route(const ReduceCall& call, Route& route);
 
-// The MPI library's own reduce of `call`, with `sendbuf` (the call's, or a copy of the root's data) on `comm`:
-// the one place libredux calls PMPI_Reduce for a call. On the user's communicator MPI reports an error through
-// its handler itself; on libredux's private one (errors returned) the caller's guard does.
+// The MPI library's own collective for `call`, with `sendbuf` (the call's, or a copy of the root's data) on `comm`:
+// the one place libredux calls PMPI_Reduce, PMPI_Allreduce or PMPI_Reduce_scatter_block for a call. On the user's
+// communicator MPI reports an error through its handler itself; on libredux's private one (errors returned) the
+// caller's guard does.
 inline int library_reduce(const void* sendbuf, const ReduceCall& call, MPI_Comm comm) {
+    switch (call.collective) {
+        case Collective::reduce:
+            break;
+        case Collective::allreduce:
+            return PMPI_Allreduce(sendbuf, call.recvbuf, call.count, call.datatype, call.op, comm);
+        case Collective::reduce_scatter_block:
+            return PMPI_Reduce_scatter_block(sendbuf, call.recvbuf, call.count, call.datatype, call.op, comm);
+    }
     return PMPI_Reduce(sendbuf, call.recvbuf, call.count, call.datatype, call.op, call.root, comm);
 }
 

@@ -29,18 +29,57 @@ namespace {
 
 // What redux_call_info reports for a call that ran `tree` of the key's trees.
 redux_call_info planned_info(const CachedPlan& cached, const PlannedTree& tree) {
-    return {1,
-            public_algorithm(tree.strategy),
-            cached.costs.transfer_s,
-            cached.costs.compute_s,
-            tree.predicted_s,
-            tree.segments};
+    return {1, tree.algorithm(), cached.costs.transfer_s, cached.costs.compute_s, tree.predicted_s, tree.segments};
+}
+
+// MPI_Allreduce or MPI_Reduce_scatter_block as `planned` says: a family algorithm (exec/family.hpp), or its tree's
+// reduction to rank 0 and then the result spread from there.
+int run_family(const ReduceCall& call, const Route& route, const PlannedTree& planned) {
+    const CommState& state = *route.state;
+    CachedPlan& cached = *route.plan->plan;
+    const ElementLayout& layout = route.plan->layout;
+    FamilyArgs a;
+    a.collective = call.collective;
+    a.in_place = call.sendbuf == MPI_IN_PLACE;
+    a.input = a.in_place ? call.recvbuf : call.sendbuf;
+    a.recvbuf = call.recvbuf;
+    a.count = call.count;
+    a.datatype = call.datatype;
+    a.op = call.op;
+    a.commutative = route.plan->commutative;
+    FamilyScratch& scratch = cached.family_scratch;
+    switch (planned.family) {
+        case FamilyAlgorithm::recursive_doubling:
+            return run_recursive_doubling(a, layout, state.comm, state.rank, state.size, scratch);
+        case FamilyAlgorithm::reduce_scatter:
+            return run_reduce_scatter(a, layout, state.comm, state.rank, state.size, scratch);
+        case FamilyAlgorithm::tree:
+            break;
+    }
+    ReduceArgs args;
+    args.root = 0;
+    args.count = a.total(state.size);
+    args.datatype = call.datatype;
+    args.op = call.op;
+    args.commutative = a.commutative;
+    args.sendbuf = a.input;
+    void* result = nullptr;  // rank 0's reduction of the whole vector
+    if (state.rank == 0) {
+        args.in_place = a.in_place;
+        const bool whole_in_recvbuf = a.in_place || call.collective == Collective::allreduce;
+        result = whole_in_recvbuf ? call.recvbuf : scratch.ensure(layout, args.count, 1)[0];
+        args.recvbuf = result;
+    }
+    REDUX_MPI(run_program(planned.program, planned.segments, state.rank, args, layout, state.comm, cached.workspace,
+                          state.config.knobs));
+    return run_spread(a, result, planned.spread, layout, state.comm, state.rank, scratch);
 }
 
 // Runs tree `tree` of the key's trees (0: the strategy asked for or the model's choice).
 int run_tree(const ReduceCall& call, const Route& route, int tree) {
     const CommState& state = *route.state;
     CachedPlan& cached = *route.plan->plan;
+    if (call.collective != Collective::reduce) return run_family(call, route, cached.trees[static_cast<size_t>(tree)]);
     ReduceArgs args;
     args.in_place = state.rank == call.root && call.sendbuf == MPI_IN_PLACE;
     args.sendbuf = args.in_place ? call.recvbuf : call.sendbuf;
@@ -78,8 +117,7 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
         report.confirm_native_s = select.confirm_native_s();
     }
     const PlannedTree& chosen = cached.trees[static_cast<size_t>(select.tree())];
-    report.strategy = select.choice() == AutoSelect::Run::native ? std::string("native")
-                                                                 : std::string(strategy_name(chosen.strategy));
+    report.strategy = select.choice() == AutoSelect::Run::native ? std::string("native") : chosen.name();
     report.predicted_s = chosen.predicted_s;
     report.segments = chosen.segments;
 }
@@ -95,7 +133,7 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
         REDUX_MPI(allreduce_yielding(&mine, &any, 1, MPI_INT, MPI_MAX, state.comm));
         if (any != 0) {
             step = select.root_passed_in_place();  // the planned tree, untimed
-            cached.report.strategy = std::string(strategy_name(cached.trees.front().strategy));
+            cached.report.strategy = cached.trees.front().name();
             cached.report.planned_s.reset();
             cached.report.native_s.reset();
             cached.report.native_excluded = select.native_in_place_failure();
@@ -103,10 +141,13 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
         }
     }
     const bool timing = step.timed || step.watched;  // native once decided: the pass-through, not timed
+    // A reduce is done when its root has the result; an allreduce or reduce-scatter when the last rank has its
+    // part: every rank's time is recorded, and the agreements' MPI_MAX takes the slowest rank's.
+    const bool timed_here = state.rank == call.root || call.collective != Collective::reduce;
     double start = 0.0;
     if (step.timed) {
         REDUX_MPI(start_together_yielding(state.comm, call.root, start));
-    } else if (timing && state.rank == call.root) {  // only the root's time is recorded (below)
+    } else if (timing && timed_here) {
         start = MPI_Wtime();
     }
     const bool planned = step.run == AutoSelect::Run::planned;
@@ -117,8 +158,8 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
             select.native_needs_copy(in_place) ? copy_of_root_data(cached, call, route.plan->layout) : call.sendbuf;
         REDUX_MPI(library_reduce(sendbuf, call, state.comm));
     }
-    if (timing) {  // the root's time; zeros elsewhere, so that the agreements' MPI_MAX is the root's
-        select.record(state.rank == call.root ? MPI_Wtime() - start : 0.0);
+    if (timing) {  // zeros where not timed, so that the agreements' MPI_MAX is the timed ranks'
+        select.record(timed_here ? MPI_Wtime() - start : 0.0);
     } else {
         select.count();
     }

@@ -40,16 +40,17 @@ struct alignas(64) SettledNative {
     int root{};
     int rank{};                   // this process's in comm
     redux_algorithm algorithm{};  // as the call passed it: CONFIGURED or AUTO
+    Collective collective{};
 
     // The AutoSelect to count the call on, when the call repeats the record and its key still passes through;
     // else null.
     AutoSelect* repeats(const ReduceCall& call) const {
         if (select == nullptr || call.comm != comm || call.count != count || call.datatype != datatype ||
-            call.op != op || call.root != root || call.generation != generation ||
+            call.op != op || call.root != root || call.collective != collective || call.generation != generation ||
             call.options.algorithm != algorithm || !call.defaults_but_algorithm || !select->passes_through()) {
             return nullptr;
         }
-        return misplaced_buffers(call.sendbuf, call.recvbuf, rank, root) ? nullptr : select;
+        return misplaced_buffers(call.sendbuf, call.recvbuf, rank, root, collective) ? nullptr : select;
     }
 };
 static_assert(sizeof(SettledNative) == 64, "one cache line");

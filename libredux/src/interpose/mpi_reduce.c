@@ -1,4 +1,5 @@
-/* Interposition: the application's MPI_Reduce becomes redux_reduce. Nothing else lives here.
+/* Interposition: the application's MPI_Reduce, MPI_Allreduce and MPI_Reduce_scatter_block become redux_reduce,
+ * redux_allreduce and redux_reduce_scatter_block. Nothing else lives here.
  * Linked before the MPI library (-lredux) or preloaded (LD_PRELOAD=libredux.so), this definition wins over
  * the library's; redux_reduce calls the library's own as PMPI_Reduce where it should not act.
  * The Fortran bindings are in mpi_reduce_f.c.
@@ -17,4 +18,26 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, redux_raw_handle d
                redux_raw_handle comm) {
     if (redux_foreign_mpi()) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     return redux_reduce_raw(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, redux_raw_handle datatype, redux_raw_handle op,
+                  redux_raw_handle comm);
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, redux_raw_handle datatype, redux_raw_handle op,
+                   redux_raw_handle comm);
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, redux_raw_handle datatype, redux_raw_handle op,
+                  redux_raw_handle comm) {
+    if (redux_foreign_mpi()) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    return redux_allreduce_raw(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, redux_raw_handle datatype,
+                             redux_raw_handle op, redux_raw_handle comm);
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, redux_raw_handle datatype,
+                              redux_raw_handle op, redux_raw_handle comm);
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, redux_raw_handle datatype,
+                             redux_raw_handle op, redux_raw_handle comm) {
+    if (redux_foreign_mpi()) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    return redux_reduce_scatter_block_raw(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }

@@ -1,4 +1,5 @@
-/* Interposition for Fortran: MPI_REDUCE called from mpif.h or `use mpi` becomes redux_reduce.
+/* Interposition for Fortran: MPI_REDUCE, MPI_ALLREDUCE and MPI_REDUCE_SCATTER_BLOCK called from mpif.h or `use mpi`
+ * become redux_reduce, redux_allreduce and redux_reduce_scatter_block (the last two the same way as the first).
  *
  * Open MPI's Fortran bindings call PMPI_Reduce, not MPI_Reduce, so the C definition in mpi_reduce.c never sees
  * a Fortran program's reduce. These four definitions take the place of the MPI library's Fortran symbols, one
@@ -127,3 +128,52 @@ void MPI_REDUCE(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatyp
     static fortran_reduce library;
     reduce_f(sendbuf, recvbuf, count, datatype, op, root, comm, ierr, "MPI_REDUCE", &library);
 }
+
+/* MPI_ALLREDUCE and MPI_REDUCE_SCATTER_BLOCK: (sendbuf, recvbuf, count, datatype, op, comm, ierr). */
+typedef void (*fortran_family)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+typedef int (*c_family)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+
+static fortran_family library_family_f(const char *name, fortran_family *cached) {
+    fortran_family found = __atomic_load_n(cached, __ATOMIC_RELAXED);
+    if (found != NULL) return found;
+    void *symbol = dlsym(RTLD_NEXT, name);
+    memcpy(&found, &symbol, sizeof found);
+    if (found == NULL) {
+        fprintf(stderr, "libredux: the MPI library has no %s of its own to pass the call to\n", name);
+        abort();
+    }
+    __atomic_store_n(cached, found, __ATOMIC_RELAXED);
+    return found;
+}
+
+static void family_f(c_family entry, void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                     MPI_Fint *comm, MPI_Fint *ierr, const char *name, fortran_family *cached) {
+    if (redux_foreign_mpi()) {
+        library_family_f(name, cached)(sendbuf, recvbuf, count, datatype, op, comm, ierr);
+        return;
+    }
+    if (&MPIR_F_NeedInit != NULL && MPIR_F_NeedInit && mpirinitf_ != NULL) {
+        mpirinitf_();
+        MPIR_F_NeedInit = 0;
+    }
+    *ierr = (MPI_Fint)entry(c_buffer(sendbuf, 1), c_buffer(recvbuf, 0), (int)*count, MPI_Type_f2c(*datatype),
+                            MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
+}
+
+#define REDUX_FAMILY_F(symbol, entry)                                                                            \
+    void symbol(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, \
+                MPI_Fint *ierr);                                                                                 \
+    void symbol(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, \
+                MPI_Fint *ierr) {                                                                                \
+        static fortran_family library;                                                                           \
+        family_f(entry, sendbuf, recvbuf, count, datatype, op, comm, ierr, #symbol, &library);                   \
+    }
+
+REDUX_FAMILY_F(mpi_allreduce_, redux_allreduce)
+REDUX_FAMILY_F(mpi_allreduce__, redux_allreduce)
+REDUX_FAMILY_F(mpi_allreduce, redux_allreduce)
+REDUX_FAMILY_F(MPI_ALLREDUCE, redux_allreduce)
+REDUX_FAMILY_F(mpi_reduce_scatter_block_, redux_reduce_scatter_block)
+REDUX_FAMILY_F(mpi_reduce_scatter_block__, redux_reduce_scatter_block)
+REDUX_FAMILY_F(mpi_reduce_scatter_block, redux_reduce_scatter_block)
+REDUX_FAMILY_F(MPI_REDUCE_SCATTER_BLOCK, redux_reduce_scatter_block)

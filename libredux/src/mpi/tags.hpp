@@ -17,6 +17,10 @@ constexpr int kStart = 1;
 constexpr int kPing = 2;
 // The executor: the sink's result on its way to the root (a non-commutative plan whose sink is not the root).
 constexpr int kResult = 3;
+// The reduction family (exec/family.cpp): recursive doubling's and halving's exchanges, and a tree's second phase
+// (its result broadcast down the tree).
+constexpr int kFamily = 4;
+constexpr int kSpread = 5;
 // The executor: tree t's segments travel with tag kFirstTree + t. Each tree has its own tag because MPI orders
 // messages only per (source, tag): a rank may send a later segment of one tree ahead of an earlier segment of
 // another to the same parent.
@@ -26,6 +30,7 @@ constexpr int kMostTrees = 32767 - kFirstTree + 1;
 
 constexpr int tree(int32_t t) { return kFirstTree + t; }
 
-static_assert(kStart < kPing && kPing < kResult && kResult < kFirstTree, "the ranges are disjoint");
+static_assert(kStart < kPing && kPing < kResult && kResult < kFamily && kFamily < kSpread && kSpread < kFirstTree,
+              "the ranges are disjoint");
 
 }  // namespace redux::tags

@@ -1,5 +1,7 @@
 #include "policy/config.hpp"
 
+#include "plan/family.hpp"
+
 #include "plan/strategy.hpp"
 
 #include <cerrno>
@@ -60,8 +62,10 @@ std::string apply_seconds(const char* name, const char* v, std::optional<double>
 // The table. Its order is parse_config's (which problem is reported first) and redux-info's.
 std::vector<SettingInfo> make_settings_table() {
     return {
-        {"REDUX_ALGORITHM", "auto, native, " + strategy_names(", ", library_strategy),
-         "the tree to plan; native: every call goes to the MPI library's MPI_Reduce",
+        {"REDUX_ALGORITHM",
+         "auto, native, " + strategy_names(", ", library_strategy) + ", recursive-doubling, reduce-scatter",
+         "the algorithm to plan (a tree; recursive-doubling and reduce-scatter: MPI_Allreduce and "
+         "MPI_Reduce_scatter_block only); native: every call goes to the MPI library's own",
          [](Config& cfg, const char* a) -> std::string {
              const std::optional<Strategy> strategy = parse_strategy(a);
              if (!std::strcmp(a, "auto"))
@@ -70,15 +74,20 @@ std::vector<SettingInfo> make_settings_table() {
                  cfg.algorithm = REDUX_ALGORITHM_NATIVE;
              else if (strategy && library_strategy(strategy_info(*strategy)))
                  cfg.algorithm = public_algorithm(*strategy);
+             else if (const std::optional<FamilyAlgorithm> family = parse_family(a))
+                 cfg.algorithm = public_family(*family);
              else
                  return std::string("REDUX_ALGORITHM=") + a + " is not one of auto, native, " +
-                        strategy_names(", ", library_strategy);
+                        strategy_names(", ", library_strategy) + ", recursive-doubling, reduce-scatter";
              return "";
          },
          [](const Config& cfg) -> std::string {
              if (cfg.algorithm == REDUX_ALGORITHM_AUTO) return "auto";
              if (cfg.algorithm == REDUX_ALGORITHM_NATIVE) return "native";
              const std::optional<Strategy> strategy = strategy_of(cfg.algorithm);
+             if (const std::optional<FamilyAlgorithm> family = family_of(cfg.algorithm)) {
+                 return std::string(family_name(*family));
+             }
              return strategy ? std::string(strategy_name(*strategy)) : std::to_string(cfg.algorithm);
          }},
         {"REDUX_D", "seconds >= 0", "transfer cost to plan with (unset: measured per link class)",

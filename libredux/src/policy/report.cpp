@@ -18,6 +18,7 @@ std::string report_json(const PlanReport& r, const char* what) {
     for (const auto& [name, seconds] : r.predicted_by_strategy_s) predicted[name] = seconds;
     nlohmann::ordered_json j = {
         {"event", what},
+        {"collective", r.collective},
         {"comm_size", r.comm_size},
         {"root", r.root},
         {"count", r.count},
@@ -54,10 +55,10 @@ std::string report_json(const PlanReport& r, const char* what) {
 
 std::string report_words(const PlanReport& r, const char* what) {
     char head[320];
-    std::snprintf(head, sizeof head,
-                  "libredux: %s for comm_size=%d root=%d count=%d bytes=%lld %s, %s: d=%.3g s (%s) c=%.3g s", what,
-                  r.comm_size, r.root, r.count, r.bytes, r.commutative ? "commutative" : "non-commutative",
-                  r.requested.c_str(), r.d_s, r.costs_source.c_str(), r.c_s);
+    std::snprintf(
+        head, sizeof head, "libredux: %s for %scomm_size=%d root=%d count=%d bytes=%lld %s, %s: d=%.3g s (%s) c=%.3g s",
+        what, r.collective == "reduce" ? "" : (r.collective + " ").c_str(), r.comm_size, r.root, r.count, r.bytes,
+        r.commutative ? "commutative" : "non-commutative", r.requested.c_str(), r.d_s, r.costs_source.c_str(), r.c_s);
     std::string line = head;
     if (r.flight_s > 0) {
         char flight[64];

@@ -10,6 +10,7 @@
 namespace redux {
 
 struct PlanReport {
+    std::string collective = "reduce";  // reduce, allreduce, reduce_scatter_block
     int comm_size = 0;
     int root = 0;
     int count = 0;
@@ -20,7 +21,7 @@ struct PlanReport {
     double flight_s = 0;       // the part of d in flight (model/costs.hpp)
     double call_s = 0;         // a call's own cost, in predicted_s (model/costs.hpp)
     std::string costs_source;  // where d came from: call, environment, process, file, measured
-    std::string strategy;      // the one chosen: a strategy's name, or native
+    std::string strategy;      // the one chosen: a strategy's or family algorithm's name, or native
     // Of the planned tree: its makespan (or shared_cores_floor_s, if larger) plus call_s.
     double predicted_s = 0;
     // Where ranks share cores, the least time of the tree there (plan/predict/shared_cores.hpp); 0 elsewhere.

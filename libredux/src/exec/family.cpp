@@ -1,0 +1,292 @@
+// Recursive doubling, recursive halving (reduce-scatter, then allgather for an allreduce) and a tree's second
+// phase, with nonblocking point-to-point messages on libredux's private communicator (tags::kFamily,
+// tags::kSpread). The shapes, and why the op always folds in rank order, are plan/family.hpp's.
+//
+// Every message between two ranks is posted by both sides in the same order, so MPI's ordering per (source, tag)
+// matches them whatever calls follow each other. On an error every request posted is cancelled and completed
+// before the code goes back (Requests).
+#include "exec/family.hpp"
+
+#include "mpi/mpi_check.hpp"
+#include "mpi/tags.hpp"
+#include "mpi/yielding.hpp"
+#include "plan/predict/segments.hpp"
+
+#include <algorithm>
+
+namespace redux {
+
+const std::vector<void*>& FamilyScratch::ensure(const ElementLayout& layout, int count, int buffers) {
+    if (!(layout == layout_) || count != count_) {
+        storage_.clear();
+        origins_.clear();
+        layout_ = layout;
+        count_ = count;
+    }
+    while (static_cast<int>(storage_.size()) < buffers) {
+        storage_.emplace_back(layout, count);
+        origins_.push_back(storage_.back().data());
+    }
+    return origins_;
+}
+
+namespace {
+
+// The requests of one phase: completed in order by wait(); cancelled and completed if the phase fails.
+class Requests {
+public:
+    explicit Requests(std::vector<MPI_Request>& storage) : r_(storage) { r_.clear(); }
+    ~Requests() {
+        for (MPI_Request& request : r_) {
+            if (request == MPI_REQUEST_NULL) continue;
+            MPI_Cancel(&request);
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
+        }
+        r_.clear();
+    }
+    Requests(const Requests&) = delete;
+    Requests& operator=(const Requests&) = delete;
+
+    MPI_Request* next() {
+        r_.push_back(MPI_REQUEST_NULL);
+        return &r_.back();
+    }
+    void reserve(size_t n) { r_.reserve(n); }
+    int wait(size_t i) { return wait_yielding(r_[i]); }
+    int wait_all() {
+        for (size_t i = 0; i < r_.size(); ++i) REDUX_MPI(wait(i));
+        return MPI_SUCCESS;
+    }
+
+private:
+    std::vector<MPI_Request>& r_;
+};
+
+struct Vector {
+    void* base;
+    MPI_Aint extent;
+    void* at(int64_t k) const { return static_cast<char*>(base) + k * extent; }
+};
+
+// Folds elements [begin, end) of `theirs` into `mine`, `theirs` coming from lower ranks when `theirs_left`:
+// mine = theirs o mine, else mine = mine o theirs (through `theirs`, then copied back, unless the op commutes).
+int fold(const Vector& theirs, const Vector& mine, int64_t begin, int64_t end, bool theirs_left, const FamilyArgs& a,
+         const ElementLayout& layout, FamilyScratch& scratch) {
+    const int n = static_cast<int>(end - begin);
+    if (n == 0) return MPI_SUCCESS;
+    if (theirs_left || a.commutative) {
+        return MPI_Reduce_local(theirs.at(begin), mine.at(begin), n, a.datatype, a.op);
+    }
+    REDUX_MPI(MPI_Reduce_local(mine.at(begin), theirs.at(begin), n, a.datatype, a.op));
+    return copy_elements(theirs.at(begin), mine.at(begin), n, a.datatype, layout, scratch.pack_scratch);
+}
+
+int send(const Vector& v, int64_t begin, int64_t end, int to, int tag, const FamilyArgs& a, MPI_Comm comm,
+         Requests& requests) {
+    return MPI_Isend(v.at(begin), static_cast<int>(end - begin), a.datatype, to, tag, comm, requests.next());
+}
+int receive(const Vector& v, int64_t begin, int64_t end, int from, int tag, const FamilyArgs& a, MPI_Comm comm,
+            Requests& requests) {
+    return MPI_Irecv(v.at(begin), static_cast<int>(end - begin), a.datatype, from, tag, comm, requests.next());
+}
+
+// The accumulator: recvbuf for an allreduce (the input copied in unless in place), a scratch vector for a
+// reduce-scatter-block (recvbuf holds one block).
+int start(const FamilyArgs& a, const ElementLayout& layout, int total, const std::vector<void*>& buffers, Vector& acc,
+          FamilyScratch& scratch) {
+    acc = {a.collective == Collective::allreduce ? a.recvbuf : buffers[1], layout.extent};
+    if (acc.base == a.input) return MPI_SUCCESS;
+    return copy_elements(a.input, acc.base, total, a.datatype, layout, scratch.pack_scratch);
+}
+
+// The pairs' first step (plan/family.hpp): the even rank's vector to the odd one, which folds it. Returns
+// whether this rank goes on (false: an even rank of a pair, which waits for its result).
+int fold_in(const FamilyShape& shape, int rank, const Vector& acc, const Vector& tmp, int total, const FamilyArgs& a,
+            const ElementLayout& layout, MPI_Comm comm, FamilyScratch& scratch, bool& goes_on) {
+    goes_on = shape.active_index(rank) >= 0;
+    if (rank >= 2 * shape.extra) return MPI_SUCCESS;
+    Requests requests(scratch.requests);
+    if (!goes_on) {
+        REDUX_MPI(send(acc, 0, total, rank + 1, tags::kFamily, a, comm, requests));
+        return requests.wait_all();
+    }
+    REDUX_MPI(receive(tmp, 0, total, rank - 1, tags::kFamily, a, comm, requests));
+    REDUX_MPI(requests.wait_all());
+    return fold(tmp, acc, 0, total, /*theirs_left=*/true, a, layout, scratch);
+}
+
+// The allreduce's last step: the odd rank of a pair sends the result to the even one.
+int fold_out(const FamilyShape& shape, int rank, const Vector& acc, int total, const FamilyArgs& a, MPI_Comm comm,
+             FamilyScratch& scratch) {
+    if (rank >= 2 * shape.extra) return MPI_SUCCESS;
+    Requests requests(scratch.requests);
+    if (rank % 2 == 1) {
+        REDUX_MPI(send(acc, 0, total, rank - 1, tags::kFamily, a, comm, requests));
+    } else {
+        REDUX_MPI(receive(acc, 0, total, rank + 1, tags::kFamily, a, comm, requests));
+    }
+    return requests.wait_all();
+}
+
+}  // namespace
+
+int run_recursive_doubling(const FamilyArgs& a, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
+                           FamilyScratch& scratch) {
+    const FamilyShape shape(size);
+    const int total = a.total(size);
+    const std::vector<void*>& buffers = scratch.ensure(layout, total, 2);
+    Vector acc{}, tmp{buffers[0], layout.extent};
+    REDUX_MPI(start(a, layout, total, buffers, acc, scratch));
+    bool goes_on = true;
+    REDUX_MPI(fold_in(shape, rank, acc, tmp, total, a, layout, comm, scratch, goes_on));
+    if (goes_on) {
+        const int q = shape.active_index(rank);
+        for (int s = 0; s < shape.steps; ++s) {
+            const int partner_q = q ^ (1 << s);
+            const int partner = shape.active_rank(partner_q);
+            Requests requests(scratch.requests);
+            REDUX_MPI(receive(tmp, 0, total, partner, tags::kFamily, a, comm, requests));
+            REDUX_MPI(send(acc, 0, total, partner, tags::kFamily, a, comm, requests));
+            REDUX_MPI(requests.wait_all());
+            // Both ranks fold the lower one's data on the left, with the same operands: the same bits.
+            REDUX_MPI(fold(tmp, acc, 0, total, partner_q < q, a, layout, scratch));
+        }
+    }
+    return fold_out(shape, rank, acc, total, a, comm, scratch);
+}
+
+namespace {
+
+// Where block b of the P blocks begins (b = P: the end). Allreduce: near-equal blocks; reduce-scatter-block: the
+// blocks of the original ranks active index b stands for.
+int64_t block_begin(const FamilyShape& shape, const FamilyArgs& a, int total, int b) {
+    if (a.collective == Collective::allreduce) return even_block_begin(total, shape.active, b);
+    return static_cast<int64_t>(b == shape.active ? shape.ranks : shape.first_rank(b)) * a.count;
+}
+
+// Elements [begin, end) cut as both sides of an exchange cut them: family_pieces of its bytes.
+int64_t piece_begin(int64_t begin, int64_t end, int pieces, int i) { return begin + (end - begin) * i / pieces; }
+
+}  // namespace
+
+int run_reduce_scatter(const FamilyArgs& a, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
+                       FamilyScratch& scratch) {
+    const FamilyShape shape(size);
+    const int total = a.total(size);
+    const std::vector<void*>& buffers = scratch.ensure(layout, total, 2);
+    Vector acc{}, tmp{buffers[0], layout.extent};
+    REDUX_MPI(start(a, layout, total, buffers, acc, scratch));
+    bool goes_on = true;
+    REDUX_MPI(fold_in(shape, rank, acc, tmp, total, a, layout, comm, scratch, goes_on));
+    const int q = shape.active_index(rank);
+    int lo = 0, hi = shape.active;  // the blocks this rank holds
+    if (goes_on) {
+        for (int s = 0; s < shape.steps; ++s) {
+            const int partner_q = q ^ (1 << s);
+            const int partner = shape.active_rank(partner_q);
+            const int mid = (lo + hi) / 2;
+            const bool keep_low = ((q >> s) & 1) == 0;
+            const int64_t keep_begin = block_begin(shape, a, total, keep_low ? lo : mid);
+            const int64_t keep_end = block_begin(shape, a, total, keep_low ? mid : hi);
+            const int64_t give_begin = block_begin(shape, a, total, keep_low ? mid : lo);
+            const int64_t give_end = block_begin(shape, a, total, keep_low ? hi : mid);
+            const int keep_pieces = family_pieces((keep_end - keep_begin) * layout.type_size);
+            const int give_pieces = family_pieces((give_end - give_begin) * layout.type_size);
+            Requests requests(scratch.requests);
+            requests.reserve(static_cast<size_t>(keep_pieces + give_pieces));
+            for (int i = 0; i < keep_pieces; ++i) {
+                REDUX_MPI(receive(tmp, piece_begin(keep_begin, keep_end, keep_pieces, i),
+                                  piece_begin(keep_begin, keep_end, keep_pieces, i + 1), partner, tags::kFamily, a,
+                                  comm, requests));
+            }
+            for (int i = 0; i < give_pieces; ++i) {
+                REDUX_MPI(send(acc, piece_begin(give_begin, give_end, give_pieces, i),
+                               piece_begin(give_begin, give_end, give_pieces, i + 1), partner, tags::kFamily, a, comm,
+                               requests));
+            }
+            for (int i = 0; i < keep_pieces; ++i) {  // each fold overlaps the next piece's transfer
+                REDUX_MPI(requests.wait(static_cast<size_t>(i)));
+                REDUX_MPI(fold(tmp, acc, piece_begin(keep_begin, keep_end, keep_pieces, i),
+                               piece_begin(keep_begin, keep_end, keep_pieces, i + 1), partner_q < q, a, layout,
+                               scratch));
+            }
+            REDUX_MPI(requests.wait_all());
+            if (keep_low) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+    }
+    if (a.collective == Collective::allreduce) {
+        if (goes_on) {  // allgather: the steps in reverse, each rank's blocks straight into the partner's recvbuf
+            for (int s = shape.steps - 1; s >= 0; --s) {
+                const int partner = shape.active_rank(q ^ (1 << s));
+                const int width = hi - lo;
+                const bool low = ((q >> s) & 1) == 0;
+                const int other_lo = low ? hi : lo - width;
+                Requests step(scratch.requests);
+                REDUX_MPI(receive(acc, block_begin(shape, a, total, other_lo),
+                                  block_begin(shape, a, total, other_lo + width), partner, tags::kFamily, a, comm,
+                                  step));
+                REDUX_MPI(send(acc, block_begin(shape, a, total, lo), block_begin(shape, a, total, hi), partner,
+                               tags::kFamily, a, comm, step));
+                REDUX_MPI(step.wait_all());
+                lo = std::min(lo, other_lo);
+                hi = lo + 2 * width;
+            }
+        }
+        return fold_out(shape, rank, acc, total, a, comm, scratch);
+    }
+    // Reduce-scatter-block: active rank q holds block lo = bit_reverse(q), the blocks of the original ranks it
+    // stands for; each gets its own, and this rank receives its block from the one that holds it.
+    const int mine = rank < 2 * shape.extra ? rank / 2 : rank - shape.extra;
+    const int holder = shape.active_rank(shape.bit_reverse(mine));
+    Requests requests(scratch.requests);
+    if (holder != rank) {
+        REDUX_MPI(MPI_Irecv(a.recvbuf, a.count, a.datatype, holder, tags::kFamily, comm, requests.next()));
+    }
+    if (goes_on) {
+        for (int o = shape.first_rank(lo); o <= shape.active_rank(lo); ++o) {
+            const int64_t begin = static_cast<int64_t>(o) * a.count;
+            if (o == rank) {
+                REDUX_MPI(copy_elements(acc.at(begin), a.recvbuf, a.count, a.datatype, layout, scratch.pack_scratch));
+            } else {
+                REDUX_MPI(send(acc, begin, begin + a.count, o, tags::kFamily, a, comm, requests));
+            }
+        }
+    }
+    return requests.wait_all();
+}
+
+int run_spread(const FamilyArgs& a, const void* result, const SpreadRole& role, const ElementLayout& layout,
+               MPI_Comm comm, int rank, FamilyScratch& scratch) {
+    if (a.collective == Collective::reduce_scatter_block) {
+        // In place at rank 0 its block is already first in recvbuf, where the reduction left it.
+        const bool root_in_place = rank == 0 && result == a.recvbuf;
+        return PMPI_Scatter(result, a.count, a.datatype, root_in_place ? MPI_IN_PLACE : a.recvbuf, a.count, a.datatype,
+                            0, comm);
+    }
+    const Vector v{a.recvbuf, layout.extent};
+    const int64_t n = a.count;
+    const int segments = static_cast<int>(std::clamp<int64_t>(role.segments, 1, std::max<int64_t>(n, 1)));
+    const size_t children = role.children.size();
+    Requests requests(scratch.requests);
+    requests.reserve(static_cast<size_t>(segments) * (children + 1));
+    if (role.parent >= 0) {
+        for (int j = 0; j < segments; ++j) {
+            REDUX_MPI(receive(v, segment_begin(n, segments, j), segment_begin(n, segments, j + 1), role.parent,
+                              tags::kSpread, a, comm, requests));
+        }
+    }
+    for (int j = 0; j < segments; ++j) {
+        if (role.parent >= 0) REDUX_MPI(requests.wait(static_cast<size_t>(j)));
+        for (int child : role.children) {
+            REDUX_MPI(send(v, segment_begin(n, segments, j), segment_begin(n, segments, j + 1), child, tags::kSpread, a,
+                           comm, requests));
+        }
+    }
+    return requests.wait_all();
+}
+
+}  // namespace redux

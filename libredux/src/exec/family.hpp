@@ -1,0 +1,61 @@
+// The executor of the reduction family's non-tree algorithms and of the second phase of a tree's (broadcast down
+// the tree, scatter from the root). The shapes are plan/family.hpp's. See family.cpp.
+#pragma once
+
+#include "mpi/element_buffer.hpp"
+#include "plan/family.hpp"
+
+#include <mpi.h>
+
+#include <vector>
+
+namespace redux {
+
+// One MPI_Allreduce or MPI_Reduce_scatter_block call, resolved. `input` is the rank's data (recvbuf when the call
+// is in place); count is the call's (allreduce: the vector; reduce-scatter-block: the block, recvcount).
+struct FamilyArgs {
+    Collective collective = Collective::allreduce;
+    const void* input = nullptr;
+    void* recvbuf = nullptr;
+    bool in_place = false;
+    int count = 0;
+    MPI_Datatype datatype = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    bool commutative = true;
+
+    int total(int ranks) const { return collective == Collective::allreduce ? count : count * ranks; }
+};
+
+// Scratch vectors a cached plan keeps between calls, so that a repeated call allocates nothing.
+class FamilyScratch {
+public:
+    // `buffers` buffers of `count` elements of `layout`; returns their origins.
+    const std::vector<void*>& ensure(const ElementLayout& layout, int count, int buffers);
+    std::vector<char> pack_scratch;
+    std::vector<MPI_Request> requests;
+
+private:
+    std::vector<ElementBuffer> storage_;
+    std::vector<void*> origins_;
+    ElementLayout layout_;
+    int count_ = -1;
+};
+
+// This rank's part of a broadcast (or scatter) from rank 0 after a tree's reduction: parent -1 at the root.
+struct SpreadRole {
+    int parent = -1;
+    std::vector<int> children;
+    int segments = 1;  // an allreduce's result goes down in this many pipelined pieces
+};
+
+int run_recursive_doubling(const FamilyArgs& args, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
+                           FamilyScratch& scratch);
+int run_reduce_scatter(const FamilyArgs& args, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
+                       FamilyScratch& scratch);
+// The second phase of a tree: rank 0 holds the reduction of the whole vector in `result` (allreduce: recvbuf;
+// reduce-scatter-block: a scratch vector of size x count elements). Allreduce: role.segments pipelined pieces
+// down the role's tree into recvbuf; reduce-scatter-block: each rank's block from rank 0.
+int run_spread(const FamilyArgs& args, const void* result, const SpreadRole& role, const ElementLayout& layout,
+               MPI_Comm comm, int rank, FamilyScratch& scratch);
+
+}  // namespace redux

@@ -1,0 +1,131 @@
+// Shapes and predictions of the reduction family (family.hpp).
+#include "plan/family.hpp"
+
+#include <algorithm>
+
+namespace redux {
+
+std::optional<FamilyAlgorithm> family_of(int algorithm) {
+    switch (algorithm) {
+        case REDUX_ALGORITHM_RECURSIVE_DOUBLING:
+            return FamilyAlgorithm::recursive_doubling;
+        case REDUX_ALGORITHM_REDUCE_SCATTER:
+            return FamilyAlgorithm::reduce_scatter;
+        default:
+            return std::nullopt;
+    }
+}
+
+std::optional<FamilyAlgorithm> parse_family(std::string_view name) {
+    if (name == "recursive-doubling" || name == "recursive_doubling") return FamilyAlgorithm::recursive_doubling;
+    if (name == "reduce-scatter" || name == "reduce_scatter") return FamilyAlgorithm::reduce_scatter;
+    return std::nullopt;
+}
+
+std::string_view family_name(FamilyAlgorithm algorithm) {
+    switch (algorithm) {
+        case FamilyAlgorithm::recursive_doubling:
+            return "recursive-doubling";
+        case FamilyAlgorithm::reduce_scatter:
+            return "reduce-scatter";
+        case FamilyAlgorithm::tree:
+            break;
+    }
+    return "tree";
+}
+
+redux_algorithm public_family(FamilyAlgorithm algorithm) {
+    return algorithm == FamilyAlgorithm::recursive_doubling ? REDUX_ALGORITHM_RECURSIVE_DOUBLING
+                                                            : REDUX_ALGORITHM_REDUCE_SCATTER;
+}
+
+std::string_view collective_name(Collective collective) {
+    switch (collective) {
+        case Collective::allreduce:
+            return "allreduce";
+        case Collective::reduce_scatter_block:
+            return "reduce_scatter_block";
+        case Collective::reduce:
+            break;
+    }
+    return "reduce";
+}
+
+FamilyShape::FamilyShape(int32_t p) : ranks(std::max(p, 1)) {
+    while (active * 2 <= ranks) {
+        active *= 2;
+        ++steps;
+    }
+    extra = ranks - active;
+}
+
+int32_t FamilyShape::bit_reverse(int32_t q) const {
+    int32_t r = 0;
+    for (int32_t s = 0; s < steps; ++s) r |= ((q >> s) & 1) << (steps - 1 - s);
+    return r;
+}
+
+namespace {
+
+// A message carrying `fraction` of the vector, and the op on it.
+double move(const Costs& costs, double latency_s, double fraction) {
+    return latency_s + fraction * std::max(costs.transfer_s - latency_s, 0.0);
+}
+double fold(const Costs& costs, double fraction) { return fraction * costs.compute_s; }
+
+// The pairs folded first, and the result sent back to their even ranks (allreduce) at the end.
+double fold_in(const FamilyShape& shape, const Costs& costs, double latency_s) {
+    return shape.extra > 0 ? move(costs, latency_s, 1.0) + fold(costs, 1.0) : 0.0;
+}
+
+}  // namespace
+
+double predict_recursive_doubling(const FamilyShape& shape, const Costs& costs, double latency_s) {
+    double t = fold_in(shape, costs, latency_s);
+    t += shape.steps * (move(costs, latency_s, 1.0) + fold(costs, 1.0));
+    if (shape.extra > 0) t += move(costs, latency_s, 1.0);
+    return t;
+}
+
+double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, double latency_s, int32_t pieces,
+                              Collective collective) {
+    pieces = std::max(pieces, 1);
+    double t = fold_in(shape, costs, latency_s);
+    double fraction = 1.0;
+    for (int32_t s = 0; s < shape.steps; ++s) {
+        fraction /= 2;
+        // The pieces' transfers go one after the other; each fold overlaps the next piece's transfer.
+        const double piece_move = move(costs, latency_s, fraction / pieces) - latency_s;
+        const double piece_fold = fold(costs, fraction / pieces);
+        t += latency_s + piece_move + (pieces - 1) * std::max(piece_move, piece_fold) + piece_fold;
+    }
+    if (collective == Collective::allreduce) {
+        for (int32_t s = 0; s < shape.steps; ++s) {
+            t += move(costs, latency_s, fraction);
+            fraction *= 2;
+        }
+        if (shape.extra > 0) t += move(costs, latency_s, 1.0);
+    } else {  // each active rank's block to the ranks it belongs to (bit-reversed), and the even ranks' part
+        if (shape.steps > 0) t += move(costs, latency_s, 2.0 / shape.ranks);
+    }
+    return t;
+}
+
+double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const Costs& costs, double latency_s,
+                                int32_t depth, int32_t fan_out, int32_t segments, Collective collective) {
+    if (collective == Collective::reduce_scatter_block) {
+        const int32_t levels = std::max(shape.steps + (shape.extra > 0 ? 1 : 0), 1);
+        return reduce_s + levels * latency_s +
+               (shape.ranks - 1.0) / shape.ranks * std::max(costs.transfer_s - latency_s, 0.0);
+    }
+    segments = std::max(segments, 1);
+    fan_out = std::max(fan_out, 1);
+    const double piece = fan_out * (move(costs, latency_s, 1.0 / segments) - latency_s);
+    return reduce_s + depth * latency_s + (depth + segments - 1) * piece;
+}
+
+int32_t family_pieces(int64_t bytes) {
+    return static_cast<int32_t>(std::clamp<int64_t>(bytes / kFamilyPieceBytes, 1, kFamilyMostPieces));
+}
+
+}  // namespace redux

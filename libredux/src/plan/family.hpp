@@ -1,0 +1,76 @@
+// The reduction family beyond MPI_Reduce, as the planner sees it: which collective a call is, the shapes of the
+// exchanges the non-tree algorithms make, and what the cost model predicts for each. No MPI. The executor
+// (exec/family.cpp) runs exactly these shapes.
+//
+// Recursive doubling and recursive halving need a power of two of ranks. With p ranks and P the largest power of
+// two <= p, the first 2 (p - P) ranks pair up: the even rank of each pair sends its vector to the odd one, which
+// folds it (even o odd: the rank order is kept) and takes part as one of the P "active" ranks; the others
+// take part alone. Active rank q is original rank active_rank(q); the active ranks are in rank order, and each
+// stands for a contiguous interval of original ranks, so a non-commutative op folds in rank order when a lower
+// active rank's data always goes on the left.
+//
+// Recursive halving (reduce-scatter), step s = 0 .. lg P - 1: active rank q exchanges with q ^ 2^s (distance
+// doubling: the groups that have folded together are intervals of ranks, so any op is folded in order). The
+// vector is cut into P blocks; q's interval of blocks halves at each step, q keeping the lower half when bit s of
+// q is 0. After the last step q holds the reduced block bit_reverse(q). Allgather undoes the steps in reverse.
+#pragma once
+
+#include "model/costs.hpp"
+#include "redux/algorithms.h"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace redux {
+
+enum class Collective : uint8_t { reduce, allreduce, reduce_scatter_block };
+
+// What runs a family call (PlannedTree::family): a reduction tree of the plan (then a broadcast down the same
+// tree, or a scatter from the root), recursive doubling, or recursive halving (then an allgather).
+enum class FamilyAlgorithm : uint8_t { tree, recursive_doubling, reduce_scatter };
+
+// The public values and names of the non-tree algorithms (REDUX_FAMILY_ALGORITHMS, redux/algorithms.h).
+std::optional<FamilyAlgorithm> family_of(int algorithm);  // nullopt for every other value
+std::optional<FamilyAlgorithm> parse_family(std::string_view name);
+std::string_view family_name(FamilyAlgorithm algorithm);   // "tree" for the tree
+redux_algorithm public_family(FamilyAlgorithm algorithm);  // not for the tree
+std::string_view collective_name(Collective collective);   // "reduce", "allreduce", "reduce_scatter_block"
+
+struct FamilyShape {
+    int32_t ranks = 1;
+    int32_t active = 1;  // P: the largest power of two <= ranks
+    int32_t steps = 0;   // lg P
+    int32_t extra = 0;   // ranks - P: the pairs folded first
+
+    explicit FamilyShape(int32_t p);
+    // The active index of original rank r, or -1 for the even rank of a folded pair (r < 2 extra).
+    int32_t active_index(int32_t r) const { return r < 2 * extra ? (r % 2 == 1 ? r / 2 : -1) : r - extra; }
+    int32_t active_rank(int32_t q) const { return q < extra ? 2 * q + 1 : q + extra; }
+    // The first original rank active index q stands for (its pair's even rank, or itself).
+    int32_t first_rank(int32_t q) const { return q < extra ? 2 * q : q + extra; }
+    int32_t bit_reverse(int32_t q) const;
+};
+
+// Where block b of `blocks` begins in a vector of `elements` (allreduce: blocks of near-equal length).
+inline int64_t even_block_begin(int64_t elements, int32_t blocks, int32_t b) { return elements * b / blocks; }
+
+// Predicted makespans, from d (the whole vector's transfer), its latency part (what a message costs whatever its
+// length) and c (the op on the whole vector), both shared proportionally by pieces of the vector. `pieces`: each
+// step of recursive halving is sent in this many messages, whose folds overlap the next one's transfer.
+double predict_recursive_doubling(const FamilyShape& shape, const Costs& costs, double latency_s);
+double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, double latency_s, int32_t pieces,
+                              Collective collective);
+// A reduction tree predicted to take `reduce_s` to rank 0, then the result down a tree of `depth` levels whose
+// widest rank has `fan_out` children, in `segments` pipelined pieces (allreduce), or scattered from the root
+// (reduce-scatter-block: each rank's 1/p of the vector, one after the other).
+double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const Costs& costs, double latency_s,
+                                int32_t depth, int32_t fan_out, int32_t segments, Collective collective);
+
+// The messages a step of recursive halving is cut into, for `bytes` of the step's half: one per
+// kFamilyPieceBytes, at most kFamilyMostPieces, at least one.
+int32_t family_pieces(int64_t bytes);
+constexpr int64_t kFamilyPieceBytes = int64_t{64} << 10;
+constexpr int32_t kFamilyMostPieces = 8;
+
+}  // namespace redux
