@@ -387,9 +387,13 @@ TEST(FamilyPrediction, ReduceScatterHandWorked) {
     // p = 8, one piece, no latency. Halving: (d + c) (1/2 + 1/4 + 1/8) = 1.75. Allgather: d (1/8 + 1/4 + 1/2) =
     // 0.875.
     EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), unit, 0.0, 1, Collective::allreduce), 2.625, kEps);
-    // Reduce-scatter-block: the halving, then up to two ranks' blocks (2/p of the vector) from each holder.
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), unit, 0.0, 1, Collective::reduce_scatter_block), 1.75 + 0.25,
+    // Reduce-scatter-block: the halving, then one rank's block (1/p of the vector) from its holder; at two ranks
+    // every rank already holds its own; with pairs (p = 6) two ranks' blocks, 2/6.
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), unit, 0.0, 1, Collective::reduce_scatter_block), 1.75 + 0.125,
                 kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(2), unit, 0.0, 1, Collective::reduce_scatter_block), 1.0, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(6), unit, 0.0, 1, Collective::reduce_scatter_block),
+                2 + 1.5 + 2.0 / 6, kEps);
     // p = 6: fold-in 2, halving 2 (1/2 + 1/4) = 1.5, allgather 1/4 + 1/2, fold-out 1.
     EXPECT_NEAR(predict_reduce_scatter(FamilyShape(6), unit, 0.0, 1, Collective::allreduce), 2 + 1.5 + 0.75 + 1, kEps);
     // p = 2: (d + c) / 2 + d / 2.

@@ -105,8 +105,10 @@ double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, doub
             fraction *= 2;
         }
         if (shape.extra > 0) t += move(costs, latency_s, 1.0);
-    } else {  // each active rank's block to the ranks it belongs to (bit-reversed), and the even ranks' part
-        if (shape.steps > 0) t += move(costs, latency_s, 2.0 / shape.ranks);
+    } else if (shape.steps > 1 || shape.extra > 0) {
+        // Each active rank's block to the rank(s) it belongs to (bit-reversed; none moves at two ranks): one or,
+        // with pairs, two ranks' blocks.
+        t += move(costs, latency_s, (shape.extra > 0 ? 2.0 : 1.0) / shape.ranks);
     }
     return t;
 }
