@@ -47,6 +47,7 @@ int run_family(const ReduceCall& call, const Route& route, const PlannedTree& pl
     a.datatype = call.datatype;
     a.op = call.op;
     a.commutative = route.plan->commutative;
+    a.chunk_bytes = state.config.knobs.chunk_bytes;
     FamilyScratch& scratch = cached.family_scratch;
     switch (planned.family) {
         case FamilyAlgorithm::recursive_doubling:

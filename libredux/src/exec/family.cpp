@@ -53,6 +53,13 @@ public:
     }
     void reserve(size_t n) { r_.reserve(n); }
     int wait(size_t i) { return wait_yielding(r_[i]); }
+    // Lets MPI move the messages in flight (completed ones become null, which wait() takes as done).
+    int progress() {
+        if (r_.empty()) return MPI_SUCCESS;
+        int done = 0;
+        indices_.resize(r_.size());
+        return MPI_Testsome(static_cast<int>(r_.size()), r_.data(), &done, indices_.data(), MPI_STATUSES_IGNORE);
+    }
     int wait_all() {
         for (size_t i = 0; i < r_.size(); ++i) REDUX_MPI(wait(i));
         return MPI_SUCCESS;
@@ -60,6 +67,7 @@ public:
 
 private:
     std::vector<MPI_Request>& r_;
+    std::vector<int> indices_;
 };
 
 struct Vector {
@@ -70,15 +78,22 @@ struct Vector {
 
 // Folds elements [begin, end) of `theirs` into `mine`, `theirs` coming from lower ranks when `theirs_left`:
 // mine = theirs o mine, else mine = mine o theirs (through `theirs`, then copied back, unless the op commutes).
+// chunk_bytes at a time, `in_flight` progressed between two chunks.
 int fold(const Vector& theirs, const Vector& mine, int64_t begin, int64_t end, bool theirs_left, const FamilyArgs& a,
-         const ElementLayout& layout, FamilyScratch& scratch) {
-    const int n = static_cast<int>(end - begin);
-    if (n == 0) return MPI_SUCCESS;
-    if (theirs_left || a.commutative) {
-        return MPI_Reduce_local(theirs.at(begin), mine.at(begin), n, a.datatype, a.op);
+         const ElementLayout& layout, FamilyScratch& scratch, Requests* in_flight = nullptr) {
+    const int64_t per_chunk =
+        std::max<int64_t>(static_cast<int64_t>(a.chunk_bytes) / std::max<MPI_Aint>(layout.extent, 1), 1);
+    for (int64_t first = begin; first < end; first += per_chunk) {
+        const int n = static_cast<int>(std::min(per_chunk, end - first));
+        if (theirs_left || a.commutative) {
+            REDUX_MPI(MPI_Reduce_local(theirs.at(first), mine.at(first), n, a.datatype, a.op));
+        } else {
+            REDUX_MPI(MPI_Reduce_local(mine.at(first), theirs.at(first), n, a.datatype, a.op));
+            REDUX_MPI(copy_elements(theirs.at(first), mine.at(first), n, a.datatype, layout, scratch.pack_scratch));
+        }
+        if (in_flight != nullptr && first + n < end) REDUX_MPI(in_flight->progress());
     }
-    REDUX_MPI(MPI_Reduce_local(mine.at(begin), theirs.at(begin), n, a.datatype, a.op));
-    return copy_elements(theirs.at(begin), mine.at(begin), n, a.datatype, layout, scratch.pack_scratch);
+    return MPI_SUCCESS;
 }
 
 int send(const Vector& v, int64_t begin, int64_t end, int to, int tag, const FamilyArgs& a, MPI_Comm comm,
@@ -208,7 +223,7 @@ int run_reduce_scatter(const FamilyArgs& a, const ElementLayout& layout, MPI_Com
                 REDUX_MPI(requests.wait(static_cast<size_t>(i)));
                 REDUX_MPI(fold(tmp, acc, piece_begin(keep_begin, keep_end, keep_pieces, i),
                                piece_begin(keep_begin, keep_end, keep_pieces, i + 1), partner_q < q, a, layout,
-                               scratch));
+                               scratch, &requests));
             }
             REDUX_MPI(requests.wait_all());
             if (keep_low) {

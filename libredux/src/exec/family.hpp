@@ -22,6 +22,9 @@ struct FamilyArgs {
     MPI_Datatype datatype = MPI_DATATYPE_NULL;
     MPI_Op op = MPI_OP_NULL;
     bool commutative = true;
+    // The op is applied this many bytes at a time, the messages in flight progressed in between
+    // (ExecKnobs::chunk_bytes): over TCP a long message's rendezvous advances only inside MPI calls.
+    size_t chunk_bytes = size_t{1} << 16;
 
     int total(int ranks) const { return collective == Collective::allreduce ? count : count * ranks; }
 };
