@@ -13,6 +13,10 @@
 # iteration after one warm-up is the measurement, timed from a start all ranks agreed on (--sync window: a
 # barrier lets the ranks go a latency apart, and on the racks platform that skew added up to 0.46 ms).
 #
+# COLLECTIVE=allreduce (or reduce_scatter_block) sweeps that collective instead, with GRID=allreduce: libredux's
+# trees (then a broadcast), recursive doubling, recursive halving and the selectors' own (--cfg=smpi/allreduce:X;
+# smpi/reduce_scatter:X for the other). Its rows have the same columns; keep them in their own file.
+#
 # Platforms (mpi_bench/smpi/platform.py): homo = one non-blocking switch, every node on a 10 Gbit/s link of 1 us;
 # racks = 4 racks of 10 Gbit/s/1 us, 1 Gbit/s/10 us, 500 Mbit/s/50 us and 100 Mbit/s/100 us node links, ranks
 # dealt round-robin over the racks. c/d: the op injects c = (c/d) x d per application to the whole vector,
@@ -39,16 +43,19 @@ out="$(mkdir -p "$1" && cd "$1" && pwd)"
 bench="${BENCH:-${root}/build-smpi/mpi_bench/mpi_bench}"
 jobs="${JOBS:-$(nproc)}"
 grid="${GRID:-full}"
+collective="${COLLECTIVE:-reduce}"  # COLLECTIVE=allreduce|reduce_scatter_block: that collective (GRID=allreduce)
 if [[ ! -x "${bench}" ]]; then
     echo "smpi-sweep: ${bench} not found: build it with bash cmake/setup-debian.sh --all (build-smpi)" >&2
     exit 1
 fi
 mkdir -p "${out}/runs" "${out}/platforms"
 
-# config PLATFORM RANKS BYTES C_OVER_D COMMUTATIVE(1|0): one line per job of that configuration.
+# config PLATFORM RANKS BYTES C_OVER_D COMMUTATIVE(1|0): one line per job of that configuration (SimGrid has no
+# plain binomial allreduce: that row is reduce only).
 config() {
-    local kind
-    for kind in libredux mpi-ompi mpi-mpich mpi-mvapich2 mpi-binomial; do
+    local kind kinds=(libredux mpi-ompi mpi-mpich mpi-mvapich2)
+    [[ ${collective} != reduce ]] || kinds+=(mpi-binomial)
+    for kind in "${kinds[@]}"; do
         echo "$1 $2 $3 $4 $5 ${kind}"
     done
 }
@@ -83,6 +90,19 @@ grid_scale() {  # the largest jobs, run on their own: 4096 ranks at 8 B, and 64 
     local kind
     for kind in libredux mpi-ompi; do echo "homo 4096 8 1 0 ${kind}"; echo "homo 1024 65536 1 0 ${kind}"; done
     for kind in libredux mpi-mpich mpi-mvapich2 mpi-binomial; do echo "homo 4096 8 1 1 ${kind}"; done
+}
+
+grid_allreduce() {  # COLLECTIVE=allreduce: 8 B to 1 MiB up to 256 ranks, 1 MiB with c = d at 1024
+    local ranks bytes
+    for ranks in 16 64 256; do
+        for bytes in 8 65536 1048576; do
+            config homo "${ranks}" "${bytes}" 0 1
+            config homo "${ranks}" "${bytes}" 1 1
+            config homo "${ranks}" "${bytes}" 1 0
+        done
+    done
+    config homo 1024 1048576 1 1
+    config homo 1024 1048576 1 0
 }
 
 grid_full() {
@@ -149,6 +169,7 @@ run_job() {
     fi
     if [[ ${kind} == libredux ]]; then
         algorithms="optimal,fibonacci,binomial,chain,binary,ksss,two-tree"
+        [[ ${collective} == reduce ]] || algorithms="optimal,binomial,chain,two-tree,recursive-doubling,reduce-scatter"
         # auto's trials take minutes of simulation per job at 4 MiB (510 s on 64 ranks) and at c/d 10 from 64 KiB
         # (over 4 minutes on 16 ranks): left out there
         # and from 64 KiB on 1024 ranks (over 12 minutes for one job)
@@ -156,21 +177,26 @@ run_job() {
             algorithms="${algorithms},auto"
         # 4096 ranks: the trees the scale targets compare (with chain, two-tree and auto one job ran over 24 minutes)
         ((ranks < 4096)) || algorithms="optimal,fibonacci,binomial,binary,ksss"
+        [[ ${collective} == reduce ]] || ((ranks < 1024)) || algorithms="optimal,recursive-doubling,reduce-scatter"
         [[ ${platform} == racks ]] && algorithms="${algorithms},snf,hetero-greedy,two-level"
     else
         algorithms=native
-        settings=(--cfg=smpi/reduce:"${kind#mpi-}")
+        case "${collective}" in
+            reduce) settings=(--cfg=smpi/reduce:"${kind#mpi-}") ;;
+            allreduce) settings=(--cfg=smpi/allreduce:"${kind#mpi-}") ;;
+            *) settings=(--cfg=smpi/reduce_scatter:"${kind#mpi-}") ;;
+        esac
     fi
     local start=${SECONDS} status=0
     # REDUX_VERBOSE=1: the log keeps libredux's plan lines (costs, prediction, calibration time, auto's choice)
     REDUX_VERBOSE=1 timeout "${JOB_TIMEOUT:-900}" "${root}/mpi_bench/smpi/run.sh" "${prefix}" "${ranks}" "${settings[@]}" -- \
-        "${bench}" --algorithms "${algorithms}" --sizes "${bytes}" --iterations 1 --warmup 1 --sync window "${op[@]}" \
+        "${bench}" --algorithms "${algorithms}" --sizes "${bytes}" --iterations 1 --warmup 1 --sync window "${op[@]}" --collective "${collective}" \
         --csv "${out}/runs/${name}.csv" >"${out}/runs/${name}.log" 2>&1 || status=$?
     echo "${name} ${status} $((SECONDS - start))" >>"${out}/runs/jobs.txt"
     echo "smpi-sweep: ${name}: exit ${status}, $((SECONDS - start)) s"
 }
 export -f run_job platform_prefix transfer_s
-export root out bench
+export root out bench collective
 
 start=${SECONDS}
 : >"${out}/runs/jobs.txt"

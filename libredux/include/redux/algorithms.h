@@ -38,7 +38,8 @@
 /* clang-format on */
 
 /* The algorithms of MPI_Allreduce and MPI_Reduce_scatter_block that are not a reduction tree, one
- * X(ENUM, name, "text", value) each. For MPI_Reduce they do not apply: the model's tree is planned instead. */
+ * X(ENUM, name, "text", value) each. reduce-scatter runs MPI_Reduce too (Rabenseifner: recursive halving, then
+ * every block to the root); recursive-doubling does not apply to MPI_Reduce: the model's tree is planned. */
 /* clang-format off */
 #define REDUX_FAMILY_ALGORITHMS(X)                                                                             \
     X(RECURSIVE_DOUBLING, recursive_doubling, "recursive-doubling", 16) /* allreduce: lg p full exchanges */  \

@@ -311,15 +311,30 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
         tree.program = program_for(plan, state.rank);
         return tree;
     };
+    // Rabenseifner's reduce (recursive halving, then every block to the root): asked for, or weighed by auto with
+    // the trees, in the place its prediction gives it.
+    PlannedTree halving;
+    halving.family = FamilyAlgorithm::reduce_scatter;
+    halving.predicted_s = predict_reduce_scatter(FamilyShape(state.size), costs, input.latency_s,
+                                                 family_pieces(report.bytes / 2), Collective::reduce) +
+                          costs.call_s;
+    if (family_of(key.algorithm) == FamilyAlgorithm::reduce_scatter) {
+        cached.trees.push_back(std::move(halving));
+        return MPI_SUCCESS;
+    }
     cached.trees.push_back(tree_of(best));
     if (key.algorithm == REDUX_ALGORITHM_AUTO) {
         for (const Plan& plan : selection.runners_up) cached.trees.push_back(tree_of(plan));
+        if (cached.trees.size() >= static_cast<size_t>(AutoSelect::kMaxTrees)) cached.trees.pop_back();
+        auto at = std::find_if(cached.trees.begin(), cached.trees.end(),
+                               [&](const PlannedTree& t) { return t.predicted_s > halving.predicted_s; });
+        cached.trees.insert(at, std::move(halving));
         const char* in_place_failure = known_native_reduce_failure(
             loaded_mpi_library(), {state.size, key.root, /*in_place=*/true, report.bytes, key.commutative});
         cached.auto_select = AutoSelect(static_cast<int>(cached.trees.size()),
                                         /*native_tried=*/key.datatype != MPI_DATATYPE_NULL, in_place_failure);
     }
-    report.shared_cores_floor_s = best.shared_cores_floor_s;
+    if (cached.trees.front().family == FamilyAlgorithm::tree) report.shared_cores_floor_s = best.shared_cores_floor_s;
     return MPI_SUCCESS;
 }
 

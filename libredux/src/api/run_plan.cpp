@@ -40,6 +40,7 @@ int run_family(const ReduceCall& call, const Route& route, const PlannedTree& pl
     const ElementLayout& layout = route.plan->layout;
     FamilyArgs a;
     a.collective = call.collective;
+    a.root = call.root;
     a.in_place = call.sendbuf == MPI_IN_PLACE;
     a.input = a.in_place ? call.recvbuf : call.sendbuf;
     a.recvbuf = call.recvbuf;
@@ -80,7 +81,10 @@ int run_family(const ReduceCall& call, const Route& route, const PlannedTree& pl
 int run_tree(const ReduceCall& call, const Route& route, int tree) {
     const CommState& state = *route.state;
     CachedPlan& cached = *route.plan->plan;
-    if (call.collective != Collective::reduce) return run_family(call, route, cached.trees[static_cast<size_t>(tree)]);
+    const PlannedTree& planned = cached.trees[static_cast<size_t>(tree)];
+    if (call.collective != Collective::reduce || planned.family != FamilyAlgorithm::tree) {
+        return run_family(call, route, planned);
+    }
     ReduceArgs args;
     args.in_place = state.rank == call.root && call.sendbuf == MPI_IN_PLACE;
     args.sendbuf = args.in_place ? call.recvbuf : call.sendbuf;
@@ -90,7 +94,6 @@ int run_tree(const ReduceCall& call, const Route& route, int tree) {
     args.op = call.op;
     args.commutative = route.plan->commutative;
     args.root = call.root;
-    const PlannedTree& planned = cached.trees[static_cast<size_t>(tree)];
     return run_program(planned.program, planned.segments, state.rank, args, route.plan->layout, state.comm,
                        cached.workspace, state.config.knobs);
 }

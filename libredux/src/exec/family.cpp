@@ -106,7 +106,7 @@ int receive(const Vector& v, int64_t begin, int64_t end, int from, int tag, cons
 }
 
 // The accumulator: recvbuf for an allreduce (the input copied in unless in place), a scratch vector for a
-// reduce-scatter-block (recvbuf holds one block).
+// reduce-scatter-block (recvbuf holds one block) or a reduce (recvbuf is the root's only).
 int start(const FamilyArgs& a, const ElementLayout& layout, int total, const std::vector<void*>& buffers, Vector& acc,
           FamilyScratch& scratch) {
     acc = {a.collective == Collective::allreduce ? a.recvbuf : buffers[1], layout.extent};
@@ -175,7 +175,7 @@ namespace {
 // Where block b of the P blocks begins (b = P: the end). Allreduce: near-equal blocks; reduce-scatter-block: the
 // blocks of the original ranks active index b stands for.
 int64_t block_begin(const FamilyShape& shape, const FamilyArgs& a, int total, int b) {
-    if (a.collective == Collective::allreduce) return even_block_begin(total, shape.active, b);
+    if (a.collective != Collective::reduce_scatter_block) return even_block_begin(total, shape.active, b);
     return static_cast<int64_t>(b == shape.active ? shape.ranks : shape.first_rank(b)) * a.count;
 }
 
@@ -222,8 +222,8 @@ int run_reduce_scatter(const FamilyArgs& a, const ElementLayout& layout, MPI_Com
             for (int i = 0; i < keep_pieces; ++i) {  // each fold overlaps the next piece's transfer
                 REDUX_MPI(requests.wait(static_cast<size_t>(i)));
                 REDUX_MPI(fold(tmp, acc, piece_begin(keep_begin, keep_end, keep_pieces, i),
-                               piece_begin(keep_begin, keep_end, keep_pieces, i + 1), partner_q < q, a, layout,
-                               scratch, &requests));
+                               piece_begin(keep_begin, keep_end, keep_pieces, i + 1), partner_q < q, a, layout, scratch,
+                               &requests));
             }
             REDUX_MPI(requests.wait_all());
             if (keep_low) {
@@ -252,6 +252,28 @@ int run_reduce_scatter(const FamilyArgs& a, const ElementLayout& layout, MPI_Com
             }
         }
         return fold_out(shape, rank, acc, total, a, comm, scratch);
+    }
+    if (a.collective == Collective::reduce) {  // every active rank's block to the root, all in flight at once
+        Requests requests(scratch.requests);
+        if (rank == a.root) {
+            for (int other = 0; other < shape.active; ++other) {
+                if (shape.active_rank(other) == rank) continue;
+                const int b = shape.bit_reverse(other);
+                REDUX_MPI(receive(Vector{a.recvbuf, layout.extent}, block_begin(shape, a, total, b),
+                                  block_begin(shape, a, total, b + 1), shape.active_rank(other), tags::kFamily, a, comm,
+                                  requests));
+            }
+        }
+        if (goes_on) {
+            const int64_t begin = block_begin(shape, a, total, lo), end = block_begin(shape, a, total, lo + 1);
+            if (rank == a.root) {
+                REDUX_MPI(copy_elements(acc.at(begin), static_cast<char*>(a.recvbuf) + begin * layout.extent,
+                                        static_cast<int>(end - begin), a.datatype, layout, scratch.pack_scratch));
+            } else {
+                REDUX_MPI(send(acc, begin, end, a.root, tags::kFamily, a, comm, requests));
+            }
+        }
+        return requests.wait_all();
     }
     // Reduce-scatter-block: active rank q holds block lo = bit_reverse(q), the blocks of the original ranks it
     // stands for; each gets its own, and this rank receives its block from the one that holds it.

@@ -11,10 +11,11 @@
 
 namespace redux {
 
-// One MPI_Allreduce or MPI_Reduce_scatter_block call, resolved. `input` is the rank's data (recvbuf when the call
-// is in place); count is the call's (allreduce: the vector; reduce-scatter-block: the block, recvcount).
+// One MPI_Allreduce, MPI_Reduce_scatter_block or MPI_Reduce call, resolved. `input` is the rank's data (recvbuf
+// when the call is in place); count is the call's (the vector; reduce-scatter-block: the block, recvcount).
 struct FamilyArgs {
     Collective collective = Collective::allreduce;
+    int root = 0;  // a reduce's
     const void* input = nullptr;
     void* recvbuf = nullptr;
     bool in_place = false;
@@ -26,7 +27,7 @@ struct FamilyArgs {
     // (ExecKnobs::chunk_bytes): over TCP a long message's rendezvous advances only inside MPI calls.
     size_t chunk_bytes = size_t{1} << 16;
 
-    int total(int ranks) const { return collective == Collective::allreduce ? count : count * ranks; }
+    int total(int ranks) const { return collective == Collective::reduce_scatter_block ? count * ranks : count; }
 };
 
 // Scratch vectors a cached plan keeps between calls, so that a repeated call allocates nothing.
@@ -53,6 +54,8 @@ struct SpreadRole {
 
 int run_recursive_doubling(const FamilyArgs& args, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
                            FamilyScratch& scratch);
+// Recursive halving; then an allgather (allreduce), each rank's block to its rank (reduce-scatter-block), or every
+// block to the root (reduce: Rabenseifner's reduce-scatter then gather).
 int run_reduce_scatter(const FamilyArgs& args, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
                        FamilyScratch& scratch);
 // The second phase of a tree: rank 0 holds the reduction of the whole vector in `result` (allreduce: recvbuf;

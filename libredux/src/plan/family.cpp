@@ -105,6 +105,8 @@ double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, doub
             fraction *= 2;
         }
         if (shape.extra > 0) t += move(costs, latency_s, 1.0);
+    } else if (collective == Collective::reduce) {  // every block to the root, in flight together
+        if (shape.steps > 0) t += latency_s + (1.0 - fraction) * std::max(costs.transfer_s - latency_s, 0.0);
     } else if (shape.steps > 1 || shape.extra > 0) {
         // Each active rank's block to the rank(s) it belongs to (bit-reversed; none moves at two ranks): one or,
         // with pairs, two ranks' blocks.
