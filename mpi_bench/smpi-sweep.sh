@@ -168,7 +168,7 @@ run_job() {
         [[ ${commutative} == 1 ]] || op+=(--noncommutative)
     fi
     if [[ ${kind} == libredux ]]; then
-        algorithms="optimal,fibonacci,binomial,chain,binary,ksss,two-tree"
+        algorithms="optimal,fibonacci,binomial,chain,binary,ksss,two-tree,reduce-scatter"
         [[ ${collective} == reduce ]] || algorithms="optimal,binomial,chain,two-tree,recursive-doubling,reduce-scatter"
         # auto's trials take minutes of simulation per job at 4 MiB (510 s on 64 ranks) and at c/d 10 from 64 KiB
         # (over 4 minutes on 16 ranks): left out there
@@ -177,7 +177,7 @@ run_job() {
             algorithms="${algorithms},auto"
         # 4096 ranks: the trees the scale targets compare (with chain, two-tree and auto one job ran over 24 minutes)
         ((ranks < 4096)) || algorithms="optimal,fibonacci,binomial,binary,ksss"
-        [[ ${collective} == reduce ]] || ((ranks < 1024)) || algorithms="optimal,recursive-doubling,reduce-scatter"
+        [[ ${collective} == reduce ]] || ((ranks < 1024)) || algorithms="recursive-doubling,reduce-scatter"
         [[ ${platform} == racks ]] && algorithms="${algorithms},snf,hetero-greedy,two-level"
     else
         algorithms=native

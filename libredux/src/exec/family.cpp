@@ -214,17 +214,28 @@ int run_reduce_scatter(const FamilyArgs& a, const ElementLayout& layout, MPI_Com
                                   piece_begin(keep_begin, keep_end, keep_pieces, i + 1), partner, tags::kFamily, a,
                                   comm, requests));
             }
-            for (int i = 0; i < give_pieces; ++i) {
-                REDUX_MPI(send(acc, piece_begin(give_begin, give_end, give_pieces, i),
-                               piece_begin(give_begin, give_end, give_pieces, i + 1), partner, tags::kFamily, a, comm,
-                               requests));
-            }
+            // One piece in flight each way: the next is sent once the last has gone, before this rank folds.
+            // Pieces sent together share the link and arrive together (so the folds cannot overlap them); one
+            // after the other they arrive in turn, as the prediction has them, and a piece of kFamilyPieceBytes
+            // travels eagerly under both MPI libraries, so waiting for its send costs no handshake.
+            int sent = 0;
+            auto send_next = [&]() -> int {
+                if (sent > 0) REDUX_MPI(requests.wait(static_cast<size_t>(keep_pieces + sent - 1)));
+                REDUX_MPI(send(acc, piece_begin(give_begin, give_end, give_pieces, sent),
+                               piece_begin(give_begin, give_end, give_pieces, sent + 1), partner, tags::kFamily, a,
+                               comm, requests));
+                ++sent;
+                return MPI_SUCCESS;
+            };
+            REDUX_MPI(send_next());
             for (int i = 0; i < keep_pieces; ++i) {  // each fold overlaps the next piece's transfer
                 REDUX_MPI(requests.wait(static_cast<size_t>(i)));
+                if (sent < give_pieces) REDUX_MPI(send_next());
                 REDUX_MPI(fold(tmp, acc, piece_begin(keep_begin, keep_end, keep_pieces, i),
                                piece_begin(keep_begin, keep_end, keep_pieces, i + 1), partner_q < q, a, layout, scratch,
                                &requests));
             }
+            while (sent < give_pieces) REDUX_MPI(send_next());
             REDUX_MPI(requests.wait_all());
             if (keep_low) {
                 hi = mid;
@@ -316,11 +327,15 @@ int run_spread(const FamilyArgs& a, const void* result, const SpreadRole& role, 
                               tags::kSpread, a, comm, requests));
         }
     }
+    // Segment j goes to each child once segment j - 1 has gone to it: one segment in flight per child, so that
+    // the segments arrive in turn and each is forwarded while the next travels.
+    const size_t first_send = role.parent >= 0 ? static_cast<size_t>(segments) : 0;
     for (int j = 0; j < segments; ++j) {
         if (role.parent >= 0) REDUX_MPI(requests.wait(static_cast<size_t>(j)));
-        for (int child : role.children) {
-            REDUX_MPI(send(v, segment_begin(n, segments, j), segment_begin(n, segments, j + 1), child, tags::kSpread, a,
-                           comm, requests));
+        for (size_t k = 0; k < children; ++k) {
+            if (j > 0) REDUX_MPI(requests.wait(first_send + static_cast<size_t>(j - 1) * children + k));
+            REDUX_MPI(send(v, segment_begin(n, segments, j), segment_begin(n, segments, j + 1), role.children[k],
+                           tags::kSpread, a, comm, requests));
         }
     }
     return requests.wait_all();

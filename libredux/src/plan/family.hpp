@@ -70,7 +70,7 @@ double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const
 // The messages a step of recursive halving is cut into, for `bytes` of the step's half: one per
 // kFamilyPieceBytes, at most kFamilyMostPieces, at least one.
 int32_t family_pieces(int64_t bytes);
-constexpr int64_t kFamilyPieceBytes = int64_t{64} << 10;
-constexpr int32_t kFamilyMostPieces = 8;
+constexpr int64_t kFamilyPieceBytes = int64_t{32} << 10;  // under the eager limits of Open MPI and MPICH
+constexpr int32_t kFamilyMostPieces = 64;
 
 }  // namespace redux
