@@ -547,31 +547,32 @@ TEST(FamilyPrediction, TreeThenSpreadHandWorked) {
     EXPECT_NEAR(predict_tree_then_spread(1.5, FamilyShape(8), costs, 0.0, 7, 1, 1, Collective::allreduce), 8.5, kEps);
     // Segments and fan-out below one are one.
     EXPECT_NEAR(predict_tree_then_spread(1.5, FamilyShape(8), costs, 0.0, 7, 0, 0, Collective::allreduce), 8.5, kEps);
-    // Reduce-scatter-block: a scatter from rank 0, lg P levels (one more for the pairs) of latency and (p-1)/p of
-    // the vector out of the root. p = 6: 1 + 3 (0.1) + (5/6) 0.9.
+    // Reduce-scatter-block: rank 0 sends every other rank its block at once: one latency and (p-1)/p of the
+    // vector out of the root. p = 6: 1 + 0.1 + (5/6) 0.9.
     EXPECT_NEAR(predict_tree_then_spread(1.0, FamilyShape(6), costs, 0.1, 9, 9, 9, Collective::reduce_scatter_block),
-                1.0 + 0.3 + 0.75, kEps);
-    // p = 8: 3 levels, 7/8 of d = 2: 0.5 + 3 (0.25) + (7/8) 1.75.
+                1.0 + 0.1 + 0.75, kEps);
+    // p = 8, d = 2: 0.5 + 0.25 + (7/8) 1.75.
     EXPECT_NEAR(predict_tree_then_spread(0.5, FamilyShape(8), make_costs(2.0, 0.0), 0.25, 1, 1, 1,
                                          Collective::reduce_scatter_block),
-                0.5 + 0.75 + 1.53125, kEps);
+                0.5 + 0.25 + 1.53125, kEps);
 }
 
 // ---- Pieces, names, blocks ---------------------------------------------------------------------------------------
 
 TEST(FamilyPieces, OnePerPieceBytesBetweenOneAndTheMost) {
-    EXPECT_EQ(kFamilyPieceBytes, 65536);
+    const int64_t piece = kFamilyPieceBytes;
+    EXPECT_EQ(piece, 32768);
+    EXPECT_EQ(kFamilyMostPieces, 64);
     EXPECT_EQ(family_pieces(-1), 1);
     EXPECT_EQ(family_pieces(0), 1);
     EXPECT_EQ(family_pieces(1), 1);
-    EXPECT_EQ(family_pieces(65535), 1);
-    EXPECT_EQ(family_pieces(65536), 1);
-    EXPECT_EQ(family_pieces(2 * 65536 - 1), 1);
-    EXPECT_EQ(family_pieces(2 * 65536), 2);
-    EXPECT_EQ(family_pieces(5 * 65536 + 100), 5);
-    EXPECT_EQ(family_pieces(8 * 65536), 8);
-    EXPECT_EQ(family_pieces(9 * 65536), 8);
-    EXPECT_EQ(family_pieces(int64_t{1} << 40), 8);
+    EXPECT_EQ(family_pieces(piece), 1);
+    EXPECT_EQ(family_pieces(2 * piece - 1), 1);
+    EXPECT_EQ(family_pieces(2 * piece), 2);
+    EXPECT_EQ(family_pieces(5 * piece + 100), 5);
+    EXPECT_EQ(family_pieces(64 * piece), 64);
+    EXPECT_EQ(family_pieces(65 * piece), 64);
+    EXPECT_EQ(family_pieces(int64_t{1} << 40), 64);
     for (int64_t bytes = 0; bytes < 20 * 65536; bytes += 4099) {
         const int32_t pieces = family_pieces(bytes);
         EXPECT_GE(pieces, 1);

@@ -223,8 +223,9 @@ std::string check_reduce_scatter_block(const Operand& operand, const ScatterCall
 }
 
 void every_algorithm(const Operand& operand, std::initializer_list<int> recvcounts, uint64_t seed,
-                     MPI_Comm comm = MPI_COMM_WORLD) {
+                     MPI_Comm comm = MPI_COMM_WORLD, bool library_fails = false) {
     for (redux_algorithm algorithm : kAlgorithms) {
+        if (library_fails && algorithm == REDUX_ALGORITHM_NATIVE) continue;
         for (int recvcount : recvcounts) {
             for (bool in_place : {false, true}) {
                 ScatterCall call;
@@ -264,7 +265,10 @@ TEST(ReduceScatterBlock, CommutativeUserOps) {
 // each matrix, padding between matrices, and MPI_Type_vector(3, 1, 2, MPI_DOUBLE) with two gaps per element.
 TEST(ReduceScatterBlock, DerivedDatatypesWithGaps) {
     every_algorithm(*redux_test::matrix_operand(redux_test::MatrixLayout::vector_with_gap), 300);
-    every_algorithm(*redux_test::matrix_operand(redux_test::MatrixLayout::resized_padded), {3}, 310);
+    // MPICH 4.0.2's own MPI_Reduce_scatter_block returns wrong blocks for this type (a lower bound of -8) with a
+    // non-commutative op at 2 ranks, and crashes in place: its native call is left out there.
+    every_algorithm(*redux_test::matrix_operand(redux_test::MatrixLayout::resized_padded), {3}, 310, MPI_COMM_WORLD,
+                    redux_test::mpi_library_is("MPICH"));
     MPI_Datatype vector = MPI_DATATYPE_NULL;
     MPI_Type_vector(3, 1, 2, MPI_DOUBLE, &vector);
     MPI_Type_commit(&vector);

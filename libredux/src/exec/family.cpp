@@ -309,11 +309,24 @@ int run_reduce_scatter(const FamilyArgs& a, const ElementLayout& layout, MPI_Com
 
 int run_spread(const FamilyArgs& a, const void* result, const SpreadRole& role, const ElementLayout& layout,
                MPI_Comm comm, int rank, FamilyScratch& scratch) {
-    if (a.collective == Collective::reduce_scatter_block) {
-        // In place at rank 0 its block is already first in recvbuf, where the reduction left it.
-        const bool root_in_place = rank == 0 && result == a.recvbuf;
-        return PMPI_Scatter(result, a.count, a.datatype, root_in_place ? MPI_IN_PLACE : a.recvbuf, a.count, a.datatype,
-                            0, comm);
+    if (a.collective == Collective::reduce_scatter_block) {  // rank 0 sends each rank its block, all at once
+        Requests requests(scratch.requests);
+        if (rank != 0) {
+            REDUX_MPI(MPI_Irecv(a.recvbuf, a.count, a.datatype, 0, tags::kSpread, comm, requests.next()));
+            return requests.wait_all();
+        }
+        int size = 0;
+        REDUX_MPI(MPI_Comm_size(comm, &size));
+        const Vector whole{const_cast<void*>(result), layout.extent};
+        for (int r = 1; r < size; ++r) {
+            const int64_t begin = static_cast<int64_t>(r) * a.count;
+            REDUX_MPI(send(whole, begin, begin + a.count, r, tags::kSpread, a, comm, requests));
+        }
+        // In place, rank 0's block is already first in recvbuf, where the reduction left it.
+        if (result != a.recvbuf) {
+            REDUX_MPI(copy_elements(result, a.recvbuf, a.count, a.datatype, layout, scratch.pack_scratch));
+        }
+        return requests.wait_all();
     }
     const Vector v{a.recvbuf, layout.extent};
     const int64_t n = a.count;

@@ -117,10 +117,8 @@ double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, doub
 
 double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const Costs& costs, double latency_s,
                                 int32_t depth, int32_t fan_out, int32_t segments, Collective collective) {
-    if (collective == Collective::reduce_scatter_block) {
-        const int32_t levels = std::max(shape.steps + (shape.extra > 0 ? 1 : 0), 1);
-        return reduce_s + levels * latency_s +
-               (shape.ranks - 1.0) / shape.ranks * std::max(costs.transfer_s - latency_s, 0.0);
+    if (collective == Collective::reduce_scatter_block) {  // every other rank's block from the root, at once
+        return reduce_s + latency_s + (shape.ranks - 1.0) / shape.ranks * std::max(costs.transfer_s - latency_s, 0.0);
     }
     segments = std::max(segments, 1);
     fan_out = std::max(fan_out, 1);
