@@ -215,9 +215,9 @@ private:
         for (SendRing& ring : lp_.rings) REDUX_MPI(complete_sends(ring, moved));
         for (Lane& lane : lp_.lanes) {
             if (lane.pending) REDUX_MPI(flush(lane, moved));
-            if (lane.child_count == 0) REDUX_MPI(send_own(lane, moved));
             if (lane.receives == Receives::per_child) REDUX_MPI(post_lane(lane));
         }
+        REDUX_MPI(send_own(moved));
         REDUX_MPI(post_stream());
         if (lp_.result_from >= 0) REDUX_MPI(advance_results(moved));
         return MPI_SUCCESS;
@@ -366,9 +366,7 @@ private:
         for (int polls = 0; lp_.pools[static_cast<size_t>(lane.pool)].free == 0;) {  // held by receives and sends
             bool moved = false;
             for (SendRing& ring : lp_.rings) REDUX_MPI(complete_sends(ring, moved));
-            for (Lane& other : lp_.lanes) {  // a leaf's own segments keep going: a parent may need one of them first
-                if (other.child_count == 0) REDUX_MPI(send_own(other, moved));
-            }
+            REDUX_MPI(send_own(moved));  // a leaf's own segments keep going: a parent may need one of them first
             if (moved) continue;
             if (!sends_in_flight()) return MPI_ERR_INTERN;
             REDUX_MPI(wait_for_event(polls));
@@ -441,25 +439,44 @@ private:
         return MPI_SUCCESS;
     }
 
-    // A lane without children: its own segments, in order, sent up to the send window (or kept, at the root).
-    int send_own(Lane& lane, bool& moved) {
-        while (lane.finished < lane.segments) {
-            const int j = lane.next_fold;
-            if (lane.end == LaneEnd::result && lp_.trees > 1) {
+    // The lanes without children: their own segments sent up to the send window (or kept, at the root), in segment
+    // order across the lanes. They share one ring, and a parent that is a leaf's parent in several trees (every
+    // tree of a two-tree plan on two ranks) receives its stream in segment order: had one lane filled the ring
+    // with its segments 0, 2, 4, 6, the parent would wait for segment 1 while those sends wait for it.
+    // Lanes with rings of their own (weighted trees) go on independently: a ring that is full stops its lanes only.
+    int send_own(bool& moved) {
+        uint64_t blocked = 0;  // rings that can take no more now (bit r; rings from 64 on stop every lane)
+        auto is_blocked = [&](const Lane& lane) {
+            return lane.ring >= 0 && lane.ring < 64 && (blocked >> lane.ring) & 1;
+        };
+        for (;;) {
+            Lane* lane = nullptr;
+            for (Lane& other : lp_.lanes) {
+                if (other.child_count == 0 && other.finished < other.segments && !is_blocked(other) &&
+                    (lane == nullptr || other.next_fold < lane->next_fold)) {
+                    lane = &other;
+                }
+            }
+            if (lane == nullptr) return MPI_SUCCESS;
+            const int j = lane->next_fold;
+            if (lane->end == LaneEnd::result && lp_.trees > 1) {
                 return MPI_ERR_INTERN;  // a sink is in every tree with children; alone, its result's order is its own
             }
-            if (lane.end == LaneEnd::parent || lane.end == LaneEnd::result) {
-                if (full(lane) || (lp_.in_turn && j != turn_)) return MPI_SUCCESS;
-                REDUX_MPI(start_send(lane, own(j), kNoSlot, j));
-            } else if (lane.end == LaneEnd::keep && !args_.in_place) {
+            if (lane->end == LaneEnd::parent || lane->end == LaneEnd::result) {
+                if (full(*lane) || (lp_.in_turn && j != turn_)) {
+                    if (lane->ring < 0 || lane->ring >= 64) return MPI_SUCCESS;
+                    blocked |= uint64_t{1} << lane->ring;
+                    continue;
+                }
+                REDUX_MPI(start_send(*lane, own(j), kNoSlot, j));
+            } else if (lane->end == LaneEnd::keep && !args_.in_place) {
                 REDUX_MPI(copy_elements(own(j), segment_of(args_.recvbuf, j), length(j), args_.datatype, layout_,
                                         ws_.pack_scratch));
             }
-            ++lane.finished;
-            lane.next_fold = next_segment(lane, j);
+            ++lane->finished;
+            lane->next_fold = next_segment(*lane, j);
             moved = true;
         }
-        return MPI_SUCCESS;
     }
 
     bool full(const Lane& lane) const {
