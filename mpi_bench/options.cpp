@@ -88,16 +88,16 @@ const std::vector<KnownAlgorithm>& known_algorithms() {
     return known;
 }
 
-// Where an algorithm of REDUX_FAMILY_ALGORITHMS applies, as redux/redux.h documents them: recursive doubling to
-// allreduce, reduce-scatter (recursive halving) to allreduce and reduce-scatter-block; neither to reduce.
+// Where an algorithm of REDUX_FAMILY_ALGORITHMS applies, as redux/algorithms.h documents them: recursive doubling
+// to allreduce, reduce-scatter (recursive halving) to every collective (for reduce: Rabenseifner's reduce).
 bool family_applies(redux_algorithm algorithm, Collective collective) {
     if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING) return collective == Collective::allreduce;
-    return collective != Collective::reduce;
+    return true;
 }
 
 std::string family_collectives(redux_algorithm algorithm) {
     if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING) return "--collective allreduce only";
-    return "--collective allreduce and reduce_scatter_block";
+    return "every collective";
 }
 
 std::string known_names(bool (*keep)(const KnownAlgorithm&)) {
@@ -285,8 +285,8 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
                            return !a.needs.empty() && a.needs != "always" && a.needs != "family";
                        }) +
                        " (trees from libredux's calibrated per-link costs, on several nodes or packages; elsewhere "
-                       "they run the optimal tree); recursive-doubling (allreduce), reduce-scatter (allreduce, "
-                       "reduce_scatter_block)")
+                       "they run the optimal tree); recursive-doubling (allreduce), reduce-scatter (every "
+                       "collective; for reduce, Rabenseifner's reduce)")
         ->type_name("LIST");
     app.add_option("--sizes", sizes_text,
                    "message sizes in bytes: a list (8,1K,1M) and/or ranges MIN:MAX, doubling "

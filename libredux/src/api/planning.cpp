@@ -325,10 +325,13 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
     cached.trees.push_back(tree_of(best));
     if (key.algorithm == REDUX_ALGORITHM_AUTO) {
         for (const Plan& plan : selection.runners_up) cached.trees.push_back(tree_of(plan));
-        if (cached.trees.size() >= static_cast<size_t>(AutoSelect::kMaxTrees)) cached.trees.pop_back();
-        auto at = std::find_if(cached.trees.begin(), cached.trees.end(),
-                               [&](const PlannedTree& t) { return t.predicted_s > halving.predicted_s; });
-        cached.trees.insert(at, std::move(halving));
+        // Not where the segments are forced (the call's segment_bytes, REDUX_SEGMENT_BYTES): they ask for trees.
+        if (input.segments == 0 || segment_bytes_for(state, key) < 0) {
+            if (cached.trees.size() >= static_cast<size_t>(AutoSelect::kMaxTrees)) cached.trees.pop_back();
+            auto at = std::find_if(cached.trees.begin(), cached.trees.end(),
+                                   [&](const PlannedTree& t) { return t.predicted_s > halving.predicted_s; });
+            cached.trees.insert(at, std::move(halving));
+        }
         const char* in_place_failure = known_native_reduce_failure(
             loaded_mpi_library(), {state.size, key.root, /*in_place=*/true, report.bytes, key.commutative});
         cached.auto_select = AutoSelect(static_cast<int>(cached.trees.size()),
