@@ -143,17 +143,25 @@ int fold_out(const FamilyShape& shape, int rank, const Vector& acc, int total, c
     return requests.wait_all();
 }
 
+// What recursive doubling and halving begin with: the accumulator and a scratch vector of the whole vector, the
+// input in the accumulator, and the pairs' first step (goes_on false: an even rank of a pair).
+int begin_family(const FamilyArgs& a, const ElementLayout& layout, MPI_Comm comm, int rank, const FamilyShape& shape,
+                 int total, FamilyScratch& scratch, Vector& acc, Vector& tmp, bool& goes_on) {
+    const std::vector<void*>& buffers = scratch.ensure(layout, total, 2);
+    tmp = {buffers[0], layout.extent};
+    REDUX_MPI(start(a, layout, total, buffers, acc, scratch));
+    return fold_in(shape, rank, acc, tmp, total, a, layout, comm, scratch, goes_on);
+}
+
 }  // namespace
 
 int run_recursive_doubling(const FamilyArgs& a, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
                            FamilyScratch& scratch) {
     const FamilyShape shape(size);
     const int total = a.total(size);
-    const std::vector<void*>& buffers = scratch.ensure(layout, total, 2);
-    Vector acc{}, tmp{buffers[0], layout.extent};
-    REDUX_MPI(start(a, layout, total, buffers, acc, scratch));
+    Vector acc{}, tmp{};
     bool goes_on = true;
-    REDUX_MPI(fold_in(shape, rank, acc, tmp, total, a, layout, comm, scratch, goes_on));
+    REDUX_MPI(begin_family(a, layout, comm, rank, shape, total, scratch, acc, tmp, goes_on));
     if (goes_on) {
         const int q = shape.active_index(rank);
         for (int s = 0; s < shape.steps; ++s) {
@@ -188,11 +196,9 @@ int run_reduce_scatter(const FamilyArgs& a, const ElementLayout& layout, MPI_Com
                        FamilyScratch& scratch) {
     const FamilyShape shape(size);
     const int total = a.total(size);
-    const std::vector<void*>& buffers = scratch.ensure(layout, total, 2);
-    Vector acc{}, tmp{buffers[0], layout.extent};
-    REDUX_MPI(start(a, layout, total, buffers, acc, scratch));
+    Vector acc{}, tmp{};
     bool goes_on = true;
-    REDUX_MPI(fold_in(shape, rank, acc, tmp, total, a, layout, comm, scratch, goes_on));
+    REDUX_MPI(begin_family(a, layout, comm, rank, shape, total, scratch, acc, tmp, goes_on));
     const int q = shape.active_index(rank);
     int lo = 0, hi = shape.active;  // the blocks this rank holds
     if (goes_on) {
