@@ -58,6 +58,7 @@ MPI_Datatype mpi_pair_type<double>() {
 // ---- the user ops ------------------------------------------------------------------------------------------
 // One op per process, so its cost lives in globals the user functions read.
 long g_wait_ns_per_element = 0;
+long g_wait_ns_per_call = 0;
 bool g_wait_sleeps = false;
 
 void wait_for(long nanoseconds) {
@@ -80,7 +81,7 @@ void sum_then_wait(void* in, void* inout, int* len, MPI_Datatype*) {
     const T* a = static_cast<const T*>(in);
     T* b = static_cast<T*>(inout);
     for (int i = 0; i < *len; ++i) b[i] = static_cast<T>(a[i] + b[i]);
-    wait_for(g_wait_ns_per_element * *len);
+    wait_for(g_wait_ns_per_call + g_wait_ns_per_element * *len);
 }
 
 // A 2x2 matrix [m0 m1; m2 m3] of integers modulo 2^bits.
@@ -200,6 +201,7 @@ public:
                 break;
             default:  // spin, delay
                 g_wait_ns_per_element = spec.cost_ns;
+                g_wait_ns_per_call = spec.call_ns;
                 g_wait_sleeps = kind_ == OpKind::delay;
                 MPI_Op_create(sum_then_wait<T>, spec.noncommutative ? 0 : 1, &this->op_);
                 owns_op_ = true;
@@ -329,8 +331,12 @@ std::optional<OpSpec> parse_op(const std::string& op_text, const std::string& da
         return std::nullopt;
     }
     const bool costly = spec.kind == OpKind::spin || spec.kind == OpKind::delay;
-    if (costly && (colon == std::string::npos || !read_nanoseconds(argument, spec.cost_ns))) {
-        error = "--op: " + name + " needs a cost in nanoseconds per element, as " + name + ":NS with NS >= 0";
+    // NS per element, then optionally +CALL_NS per call.
+    const auto plus = argument.find('+');
+    if (costly && (colon == std::string::npos || !read_nanoseconds(argument.substr(0, plus), spec.cost_ns) ||
+                   (plus != std::string::npos && !read_nanoseconds(argument.substr(plus + 1), spec.call_ns)))) {
+        error = "--op: " + name + " needs a cost in nanoseconds per element, as " + name +
+                ":NS with NS >= 0, and optionally per call, as " + name + ":NS+CALL_NS";
         return std::nullopt;
     }
     if (!costly && colon != std::string::npos) {
@@ -367,7 +373,10 @@ std::optional<OpSpec> parse_op(const std::string& op_text, const std::string& da
 std::string op_label(const OpSpec& spec) {
     static const char* const kNames[] = {"sum", "prod", "max", "minloc", "matmul2", "spin", "delay"};
     std::string label = kNames[static_cast<int>(spec.kind)];
-    if (spec.kind == OpKind::spin || spec.kind == OpKind::delay) label += ":" + std::to_string(spec.cost_ns);
+    if (spec.kind == OpKind::spin || spec.kind == OpKind::delay) {
+        label += ":" + std::to_string(spec.cost_ns);
+        if (spec.call_ns > 0) label += "+" + std::to_string(spec.call_ns);
+    }
     if (spec.noncommutative) label += "/noncommutative";
     return label;
 }

@@ -33,6 +33,7 @@ enum class ElementType { int_, long_, float_, double_ };
 struct OpSpec {
     OpKind kind = OpKind::sum;
     long cost_ns = 0;  // spin and delay: nanoseconds per element
+    long call_ns = 0;  // spin and delay: nanoseconds per call (an op with a cost whatever its length)
     bool noncommutative = false;
     ElementType type = ElementType::double_;
 };

@@ -311,7 +311,9 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     app.add_option("--datatype", datatype_text,
                    "int, long, float or double (default double; int for matmul2, which takes int or long)")
         ->type_name("TYPE");
-    app.add_option("--op", op_text, "sum, prod, max, minloc, matmul2, spin:NS or delay:NS (default sum)")
+    app.add_option("--op", op_text,
+                   "sum, prod, max, minloc, matmul2, spin:NS or delay:NS (NS per element; NS+CALL_NS adds CALL_NS "
+                   "per call) (default sum)")
         ->type_name("OP");
     app.add_flag("--noncommutative", noncommutative, "create spin:NS and delay:NS as non-commutative ops");
     app.add_option("--costs", costs_text,

@@ -12,6 +12,7 @@
 //    of two, the element counts of the simulated allreduce, and which algorithm wins where it must.
 //  - family_pieces' bounds, the names and values, even_block_begin.
 #include "plan/family.hpp"
+#include "plan/exec_limits.hpp"
 
 #include <gtest/gtest.h>
 
@@ -557,7 +558,35 @@ TEST(FamilyPrediction, TreeThenSpreadHandWorked) {
                 0.5 + 0.25 + 1.53125, kEps);
 }
 
+// An op with a cost per application pays it once per piece of every step: at one piece, a per-call part moved from
+// the per-element part changes nothing (each step folds one piece either way) ...
+TEST(FamilyPrediction, EveryPiecePaysTheOpsCostPerApplication) {
+    const FamilyShape shape(8);  // 3 steps of halving
+    Costs per_element = make_costs(0.0, 1.0);
+    Costs per_call = per_element;
+    per_call.compute_call_s = 0.4;
+    // One piece: each step folds fraction f in a + (c - a) f; with no transfer time, the folds alone add up:
+    // sum over f = 1/2, 1/4, 1/8 of 0.4 + 0.6 f = 1.2 + 0.525, against 0.875 all per element.
+    EXPECT_NEAR(predict_reduce_scatter(shape, per_element, 0.0, 1, Collective::reduce_scatter_block), 0.875, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(shape, per_call, 0.0, 1, Collective::reduce_scatter_block), 1.725, kEps);
+    // ... and 4 pieces pay it 4 times a step: 3 x 4 x 0.4 + 0.525.
+    EXPECT_NEAR(predict_reduce_scatter(shape, per_call, 0.0, 4, Collective::reduce_scatter_block), 5.325, kEps);
+}
+
 // ---- Pieces, names, blocks ---------------------------------------------------------------------------------------
+
+// The executor applies the op to pieces long enough that its per-application cost a stays within kOpCallShare of
+// the piece's per-element work: a / (kOpCallShare b) elements.
+TEST(OpPieceBytes, KeepsThePerApplicationCostASmallShare) {
+    Costs costs = make_costs(1.0, 1e-3);
+    EXPECT_EQ(op_piece_bytes(costs, 1 << 20), 0);  // all per element: no floor
+    costs.compute_call_s = 1e-4;                   // b = 0.9 ms over 1 MiB: a / (0.05 b) = 2.22 x 1 MiB
+    EXPECT_NEAR(static_cast<double>(op_piece_bytes(costs, 1 << 20)), 1e-4 / (0.05 * 0.9e-3) * (1 << 20), 2.0);
+    costs.compute_call_s = 1e-3;  // all per call: the whole vector
+    EXPECT_EQ(op_piece_bytes(costs, 1 << 20), 1 << 20);
+    costs.compute_call_s = 1.0;  // more than c counts as c
+    EXPECT_EQ(op_piece_bytes(costs, 4096), 4096);
+}
 
 TEST(FamilyPieces, OnePerPieceBytesBetweenOneAndTheMost) {
     const int64_t piece = kFamilyPieceBytes;
@@ -573,6 +602,10 @@ TEST(FamilyPieces, OnePerPieceBytesBetweenOneAndTheMost) {
     EXPECT_EQ(family_pieces(64 * piece), 64);
     EXPECT_EQ(family_pieces(65 * piece), 64);
     EXPECT_EQ(family_pieces(int64_t{1} << 40), 64);
+    // A floor on the piece above kFamilyPieceBytes makes fewer, longer pieces; one below it changes nothing.
+    EXPECT_EQ(family_pieces(64 * piece, 16 * piece), 4);
+    EXPECT_EQ(family_pieces(64 * piece, piece / 2), 64);
+    EXPECT_EQ(family_pieces(64 * piece, int64_t{1} << 50), 1);
     for (int64_t bytes = 0; bytes < 20 * 65536; bytes += 4099) {
         const int32_t pieces = family_pieces(bytes);
         EXPECT_GE(pieces, 1);

@@ -1,6 +1,9 @@
 // Calibration inside the library, observed through redux_reduce_ex's report and REDUX_REPORT:
-//   - c of an op whose cost is known (it sleeps a set time per element) is found within 20 %, for a count
-//     timed whole and for one extrapolated from a sample;
+//   - c of an op whose cost is known (it sleeps a set time per element, per call, or both) is found within 20 %,
+//     for a count timed whole and for one extrapolated from the line through the samples, and its per-call part
+//     too (the decision log's c_call_s); an op whose cost is all per call is not cut into segments;
+//   - calibration applies the op only to operands a reduction passes it: an op that checks that its left operand
+//     comes from lower ranks than its right one (MPICH's coll10 does) never sees anything else;
 //   - d is measured (no REDUX_D here) and positive, the same on every rank;
 //   - auto's decision log: one JSON line per decision with the documented fields, native_s and planned_s
 //     measured, the strategy the faster one; an explicit strategy logs its plan without them;
@@ -41,10 +44,23 @@ const std::string g_report_path = [] {
 }();
 
 long g_sleep_ns_per_element = 0;
+long g_sleep_ns_per_call = 0;
 
 void sleeping_sum(void* in, void* inout, int* len, MPI_Datatype*) {
     for (int i = 0; i < *len; ++i) static_cast<double*>(inout)[i] += static_cast<const double*>(in)[i];
-    std::this_thread::sleep_for(std::chrono::nanoseconds(g_sleep_ns_per_element * *len));
+    std::this_thread::sleep_for(std::chrono::nanoseconds(g_sleep_ns_per_call + g_sleep_ns_per_element * *len));
+}
+
+// inout = in, where every `in` must be smaller than its `inout`: a reduction of rank numbers passes an op the
+// lower ranks' partial result (whose value is its first rank) on the left. Counts what breaks that.
+int g_out_of_order = 0;
+void left_of_higher_ranks(void* in, void* inout, int* len, MPI_Datatype*) {
+    for (int i = 0; i < *len; ++i) {
+        int& right = static_cast<int*>(inout)[i];
+        const int left = static_cast<const int*>(in)[i];
+        if (right <= left) ++g_out_of_order;
+        right = left;
+    }
 }
 
 class Calibration : public ::testing::Test {
@@ -102,6 +118,63 @@ std::vector<nlohmann::json> read_report() {
     std::ifstream in(g_report_path);
     for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
     return lines;
+}
+
+TEST_F(Calibration, ComputeCostPerCallAndPerElement) {
+    MPI_Op op = MPI_OP_NULL;
+    MPI_Op_create(sleeping_sum, 1, &op);
+    const struct {
+        const char* what;
+        int count;
+        long per_element_ns, per_call_ns;
+    } cases[] = {{"all per call", 64, 0, 2000000}, {"mixed", 1003, 20000, 1000000}};
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        g_sleep_ns_per_element = c.per_element_ns;
+        g_sleep_ns_per_call = c.per_call_ns;
+        std::vector<double> send(static_cast<size_t>(c.count), rank_ + 1.0), recv(static_cast<size_t>(c.count), 0.0);
+        redux_options options = REDUX_OPTIONS_INIT;
+        options.algorithm = REDUX_ALGORITHM_OPTIMAL;
+        redux_call_info info{};
+        if (rank_ == 0) std::remove(g_report_path.c_str());
+        MPI_Barrier(comm_);
+        ASSERT_EQ(redux_reduce_ex(send.data(), recv.data(), c.count, MPI_DOUBLE, op, 0, comm_, &options, &info),
+                  MPI_SUCCESS);
+        const double expected = 1e-9 * static_cast<double>(c.per_call_ns + c.per_element_ns * c.count);
+        EXPECT_NEAR(info.compute_s, expected, 0.2 * expected);
+        if (c.per_element_ns == 0) EXPECT_EQ(info.segments, 1) << "every segment pays the op's cost per call";
+        if (rank_ == 0) {
+            EXPECT_EQ(recv[static_cast<size_t>(c.count) - 1], size_ * (size_ + 1) / 2.0);
+            const std::vector<nlohmann::json> lines = read_report();
+            ASSERT_FALSE(lines.empty());
+            const double per_call = 1e-9 * static_cast<double>(c.per_call_ns);
+            EXPECT_NEAR(lines.back()["c_call_s"].get<double>(), per_call, 0.25 * per_call);
+        }
+    }
+    g_sleep_ns_per_element = 0;
+    g_sleep_ns_per_call = 0;
+    MPI_Op_free(&op);
+}
+
+TEST_F(Calibration, TheOpSeesOnlyOperandsAReductionPasses) {
+    MPI_Op op = MPI_OP_NULL;
+    MPI_Op_create(left_of_higher_ranks, 0, &op);
+    for (redux_algorithm algorithm : {REDUX_ALGORITHM_OPTIMAL, REDUX_ALGORITHM_AUTO, REDUX_ALGORITHM_REDUCE_SCATTER}) {
+        for (int count : {1, 5, 20000}) {  // one element, a few, and more than one sample holds
+            SCOPED_TRACE("algorithm " + std::to_string(algorithm) + ", count " + std::to_string(count));
+            g_out_of_order = 0;
+            std::vector<int> send(static_cast<size_t>(count), rank_), recv(static_cast<size_t>(count), -1);
+            redux_options options = REDUX_OPTIONS_INIT;
+            options.algorithm = algorithm;
+            for (int call = 0; call < 3; ++call) {
+                ASSERT_EQ(redux_reduce_ex(send.data(), recv.data(), count, MPI_INT, op, 0, comm_, &options, nullptr),
+                          MPI_SUCCESS);
+                if (rank_ == 0) EXPECT_EQ(recv[static_cast<size_t>(count) - 1], 0);
+            }
+            EXPECT_EQ(g_out_of_order, 0) << "the op was called on operands no reduction passes it";
+        }
+    }
+    MPI_Op_free(&op);
 }
 
 TEST_F(Calibration, AutoLogsItsDecision) {

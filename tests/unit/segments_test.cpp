@@ -123,6 +123,42 @@ TEST(SegmentedModel, ChainMatchesItsClosedForm) {
     }
 }
 
+// An op with a cost per application a (Costs::compute_call_s): every segment's fold pays a, so the chain's closed
+// form above holds with c = a + (compute_s - a) / m.
+TEST(SegmentedModel, EverySegmentPaysTheOpsCostPerApplication) {
+    for (const double call_share : {0.0, 0.25, 1.0}) {
+        for (int32_t n : {2, 3, 9}) {
+            for (int32_t m : {1, 2, 4, 10}) {
+                Costs costs{1.0, 2.0};
+                costs.compute_call_s = call_share * costs.compute_s;
+                PlanRequest request{n, costs, Strategy::chain, 0, 0, true};
+                request.elements = 120;
+                request.latency_s = 0.1;
+                request.segments = m;
+                const double s = request.latency_s + (costs.transfer_s - request.latency_s) / m;
+                const double c = costs.compute_call_s + (costs.compute_s - costs.compute_call_s) / m;
+                const Plan plan = make_plan(request);
+                expect_close(
+                    plan.makespan_s, (n - 1) * (s + c) + (m - 1) * std::max(s, c),
+                    "a/c=" + std::to_string(call_share) + " n=" + std::to_string(n) + " m=" + std::to_string(m));
+            }
+        }
+    }
+}
+
+// An op whose cost is all per application gains nothing from segments: the model keeps the vector whole, where
+// the same c all per element is cut.
+TEST(SegmentedPlan, AnOpWithACostPerCallKeepsTheVectorWhole) {
+    Costs costs{2.4e-6, 2e-3, 2.3e-6};
+    PlanRequest request{8, costs, Strategy::optimal, 0, 0, true};
+    request.elements = 64;
+    request.latency_s = 2e-6;
+    request.segments = 0;
+    EXPECT_GT(make_plan(request).segments, 1);
+    request.costs.compute_call_s = costs.compute_s;
+    EXPECT_EQ(make_plan(request).segments, 1);
+}
+
 // With a time in flight F (Costs::flight_s) a segment reaches its receiver's port F after it leaves and holds
 // the port for the rest, s - F_s, where F_s = min(F, s); the sender sends the next segment so that it reaches
 // the port as this one leaves it. Derivation, W >= 2, chain as above: the leaf's segments leave at j (s - F_s);

@@ -72,6 +72,9 @@ struct PlannedTree {
 
 struct CachedPlan {
     Costs costs;  // what the plan was made with
+    // The executor's knobs for the key: the configuration's, the chunk at least op_piece_bytes (plan/exec_limits.hpp)
+    ExecKnobs knobs;
+    int64_t op_piece_bytes = 0;  // the op's per-application cost's floor on the pieces it is applied to
     // [0]: the strategy asked for, or the model's choice; under auto, its runners-up after it (plan/select.hpp),
     // which auto measures too. Never empty.
     std::vector<PlannedTree> trees;

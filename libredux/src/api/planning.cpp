@@ -20,13 +20,16 @@
 #include "api/mpi_identity.h"
 #include "calib/compute_cost.hpp"
 #include "mpi/mpi_check.hpp"
+#include "mpi/tags.hpp"
 #include "mpi/yielding.hpp"
+#include "plan/exec_limits.hpp"
 #include "plan/select.hpp"
 #include "policy/native_failures.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -55,28 +58,57 @@ const LinkFit& slowest_fit(const CommState& state, size_t bytes) {
 
 double transfer_for(const CommState& state, size_t bytes) { return std::max(slowest_fit(state, bytes).at(bytes), 0.0); }
 
-// c, measured by rank 0 and broadcast with the error class it met, so that every rank plans with the same
-// number or fails alike. A datatype that is not committed must fail like the transfers would, on libredux's
-// communicator (errors returned), not in MPI_Reduce_local, which reports on MPI_COMM_WORLD (fatal by
-// default): packing one element checks it there. Rank 0's data at MPI_BOTTOM (absolute addresses) is not
-// copied (MPICH 4.0's MPI_Pack rejects it): c is taken as 0 then.
-int measure_on_rank_zero(const CommState& state, const void* own_data, int count, MPI_Datatype datatype, MPI_Op op,
-                         const ElementLayout& layout, double& compute_s) {
-    double message[2] = {0, MPI_SUCCESS};  // c, error class
-    if (state.rank == 0 && own_data != MPI_BOTTOM) {
-        int packed_bytes = 0, position = 0, rc = MPI_Pack_size(1, datatype, state.comm, &packed_bytes);
-        std::vector<char> packed(static_cast<size_t>(packed_bytes) + 1);
-        if (rc == MPI_SUCCESS) {
-            rc = MPI_Pack(own_data, 1, datatype, packed.data(), packed_bytes, &position, state.comm);
+// c, measured by rank 0 on its data and rank 1's (calib/compute_cost.cpp: the op sees what a reduction folding
+// ranks 0 and 1 passes it) and broadcast with the error class it met, so that every rank plans with the same
+// numbers or fails alike. Rank 1 sends the first compute_sample_count() elements of its data, packed. A datatype
+// that is not committed must fail like the transfers would, on libredux's communicator (errors returned), not in
+// MPI_Reduce_local, which reports on MPI_COMM_WORLD (fatal by default): packing one element checks it there. Data
+// at MPI_BOTTOM (absolute addresses) is not copied (MPICH 4.0's MPI_Pack rejects it): c is taken as 0 then, as on
+// one rank, where no reduction applies the op.
+int measure_on_first_pair(const CommState& state, const void* own_data, int count, MPI_Datatype datatype, MPI_Op op,
+                          const ElementLayout& layout, OpCost& cost) {
+    double message[3] = {0, 0, MPI_SUCCESS};  // call_s, element_s, error class
+    if (state.size > 1 && state.rank <= 1 && count > 0) {
+        const int sample = compute_sample_count(count, layout);
+        int packed_bytes = 0, rc = MPI_Pack_size(sample, datatype, state.comm, &packed_bytes);
+        // Rank 1's message: the bytes it packed (0: none), then they.
+        std::vector<char> packed(sizeof(int) + static_cast<size_t>(std::max(packed_bytes, 0)));
+        int position = 0;
+        if (rc == MPI_SUCCESS && own_data != MPI_BOTTOM) {
+            rc = MPI_Pack(own_data, state.rank == 0 ? 1 : sample, datatype, packed.data() + sizeof(int), packed_bytes,
+                          &position, state.comm);
         }
-        if (rc == MPI_SUCCESS) rc = measure_compute(own_data, count, datatype, op, layout, message[0]);
-        int error_class = MPI_SUCCESS;
-        if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
-        message[1] = error_class;
+        MPI_Request request = MPI_REQUEST_NULL;
+        if (state.rank == 1) {
+            const int sent = rc == MPI_SUCCESS ? position : 0;
+            std::memcpy(packed.data(), &sent, sizeof(int));
+            REDUX_MPI(MPI_Isend(packed.data(), static_cast<int>(packed.size()), MPI_PACKED, 0, tags::kOpSample,
+                                state.comm, &request));
+            REDUX_MPI(wait_yielding(request));
+        } else {
+            REDUX_MPI(MPI_Irecv(packed.data(), static_cast<int>(packed.size()), MPI_PACKED, 1, tags::kOpSample,
+                                state.comm, &request));
+            REDUX_MPI(wait_yielding(request));
+            int received = 0;
+            std::memcpy(&received, packed.data(), sizeof(int));
+            if (rc == MPI_SUCCESS && own_data != MPI_BOTTOM && received > 0) {
+                ElementBuffer theirs(layout, sample);
+                position = 0;
+                rc = MPI_Unpack(packed.data() + sizeof(int), received, &position, theirs.data(), sample, datatype,
+                                state.comm);
+                if (rc == MPI_SUCCESS)
+                    rc = measure_compute(own_data, theirs.data(), sample, datatype, op, layout, cost);
+            }
+            int error_class = MPI_SUCCESS;
+            if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
+            message[0] = cost.call_s;
+            message[1] = cost.element_s;
+            message[2] = error_class;
+        }
     }
-    REDUX_MPI(bcast_yielding(message, 2, MPI_DOUBLE, 0, state.comm));
-    compute_s = message[0];
-    return static_cast<int>(message[1]);
+    REDUX_MPI(bcast_yielding(message, 3, MPI_DOUBLE, 0, state.comm));
+    cost = {message[0], message[1]};
+    return static_cast<int>(message[2]);
 }
 
 // The elements the call reduces: for MPI_Reduce_scatter_block every rank's size x recvcount.
@@ -114,8 +146,11 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
         costs.compute_s = *cfg.compute_s;
     } else {
         const double start = MPI_Wtime();
-        REDUX_MPI(
-            measure_on_rank_zero(state, own_data, whole_count(state, key), datatype, op, layout, costs.compute_s));
+        OpCost op_cost;
+        const int count = whole_count(state, key);
+        REDUX_MPI(measure_on_first_pair(state, own_data, count, datatype, op, layout, op_cost));
+        costs.compute_s = op_cost.at(count);
+        costs.compute_call_s = op_cost.call_s;
         report.calibration_s += MPI_Wtime() - start;
     }
     return MPI_SUCCESS;
@@ -237,6 +272,7 @@ SpreadRole spread_role(const Plan& plan, int ranks, int rank, int& depth, int& f
 // does not apply to a reduce-scatter-block: recursive halving instead); auto: the model's tree, recursive
 // halving and (allreduce) recursive doubling, fastest predicted first, measured against the library's own.
 void plan_family(const CommState& state, const PlanKey& key, const Costs& costs, CachedPlan& cached) {
+    const int64_t least_piece_bytes = cached.op_piece_bytes;
     PlanKey tree_key = key;
     tree_key.count = whole_count(state, key);
     tree_key.root = 0;
@@ -258,7 +294,7 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
         int depth = 0, fan_out = 0;
         tree.spread = spread_role(plan, state.size, state.rank, depth, fan_out);
         tree.segments = plan.segments;
-        const int spread_segments = plan.segments > 1 ? plan.segments : family_pieces(bytes);
+        const int spread_segments = plan.segments > 1 ? plan.segments : family_pieces(bytes, least_piece_bytes);
         tree.spread.segments = spread_segments;
         tree.predicted_s = predict_tree_then_spread(plan.predicted_s(), shape, costs, input.latency_s, depth, fan_out,
                                                     spread_segments, key.collective) +
@@ -269,11 +305,11 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
     auto add = [&](FamilyAlgorithm algorithm) {
         PlannedTree tree;
         tree.family = algorithm;
-        tree.predicted_s =
-            (algorithm == FamilyAlgorithm::recursive_doubling
-                 ? predict_recursive_doubling(shape, costs, input.latency_s)
-                 : predict_reduce_scatter(shape, costs, input.latency_s, family_pieces(bytes / 2), key.collective)) +
-            costs.call_s;
+        tree.predicted_s = (algorithm == FamilyAlgorithm::recursive_doubling
+                                ? predict_recursive_doubling(shape, costs, input.latency_s)
+                                : predict_reduce_scatter(shape, costs, input.latency_s,
+                                                         family_pieces(bytes / 2, least_piece_bytes), key.collective)) +
+                           costs.call_s;
         trees.push_back(std::move(tree));
     };
     if (asked && !automatic) add(*asked);
@@ -315,9 +351,10 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
     // the trees, in the place its prediction gives it.
     PlannedTree halving;
     halving.family = FamilyAlgorithm::reduce_scatter;
-    halving.predicted_s = predict_reduce_scatter(FamilyShape(state.size), costs, input.latency_s,
-                                                 family_pieces(report.bytes / 2), Collective::reduce) +
-                          costs.call_s;
+    halving.predicted_s =
+        predict_reduce_scatter(FamilyShape(state.size), costs, input.latency_s,
+                               family_pieces(report.bytes / 2, cached.op_piece_bytes), Collective::reduce) +
+        costs.call_s;
     if (family_of(key.algorithm) == FamilyAlgorithm::reduce_scatter) {
         cached.trees.push_back(std::move(halving));
         return MPI_SUCCESS;
@@ -395,6 +432,13 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.c_s = costs.compute_s;
 
     cached->costs = costs;
+    cached->op_piece_bytes = op_piece_bytes(costs, report.bytes);
+    cached->knobs = state.config.knobs;
+    if (!cached->knobs.chunk_bytes_asked) {
+        cached->knobs.chunk_bytes =
+            std::max<size_t>(cached->knobs.chunk_bytes, static_cast<size_t>(cached->op_piece_bytes));
+    }
+    report.c_call_s = costs.compute_call_s;
     if (key.collective != Collective::reduce) {
         report.collective = std::string(collective_name(key.collective));
         plan_family(state, key, costs, *cached);

@@ -48,7 +48,8 @@ int run_family(const ReduceCall& call, const Route& route, const PlannedTree& pl
     a.datatype = call.datatype;
     a.op = call.op;
     a.commutative = route.plan->commutative;
-    a.chunk_bytes = state.config.knobs.chunk_bytes;
+    a.chunk_bytes = cached.knobs.chunk_bytes;
+    a.least_piece_bytes = cached.op_piece_bytes;
     FamilyScratch& scratch = cached.family_scratch;
     switch (planned.family) {
         case FamilyAlgorithm::recursive_doubling:
@@ -73,7 +74,7 @@ int run_family(const ReduceCall& call, const Route& route, const PlannedTree& pl
         args.recvbuf = result;
     }
     REDUX_MPI(run_program(planned.program, planned.segments, state.rank, args, layout, state.comm, cached.workspace,
-                          state.config.knobs));
+                          cached.knobs));
     return run_spread(a, result, planned.spread, layout, state.comm, state.rank, scratch);
 }
 
@@ -95,7 +96,7 @@ int run_tree(const ReduceCall& call, const Route& route, int tree) {
     args.commutative = route.plan->commutative;
     args.root = call.root;
     return run_program(planned.program, planned.segments, state.rank, args, route.plan->layout, state.comm,
-                       cached.workspace, state.config.knobs);
+                       cached.workspace, cached.knobs);
 }
 
 // The root's data copied into the key's kept buffer (allocated once), as a send buffer for the library's reduce.

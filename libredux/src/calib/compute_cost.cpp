@@ -1,19 +1,21 @@
-// Compute cost: MPI_Reduce_local of the user's op on the call's own data, timed on growing samples.
+// Compute cost: MPI_Reduce_local of the user's op on two ranks' real data, timed on growing samples.
 //
-// The op is applied to the call's first s elements, copied from the call's send data into scratch buffers
-// (an op may cost more on some values than others, and must not write the user's buffers; the accumulator
-// is refreshed before each run, so repeated products do not drift into infinities or denormals). s starts
-// at 1 and doubles until one application takes kTarget_s, or s reaches the count (or 64 KiB of elements).
-// Each size is timed kRuns times and the fastest run kept (noise only adds time). When s is below the
-// count, a least-squares line through all the sizes timed, t(s) = a + b s (model/link_costs.hpp's fit) -- an op
-// has a cost per call (a sleeping op's wake-up, a library's dispatch) besides its cost per element -- gives
-// c = a + b * count.
-// Measuring costs at most about 2 * kRuns * kTarget_s (6 ms) once per key, whatever the count: far below 2 % of
-// the reduction of any call whose op takes that long, and a few microseconds for fast ops on small counts
-// (which reach the whole count before kTarget_s).
+// The op sees only operands an MPI reduction would pass it: `in` is the first s elements of the lower rank's data
+// and `inout` the higher rank's, as a reduction folding those two ranks does (in o inout, the rank order kept for
+// a non-commutative op). Both are copied into scratch buffers first (an op may cost more on some values than
+// others, and must not write the user's buffers); `inout` is refreshed before each run, so repeated products do
+// not drift into infinities or denormals.
+//
+// s starts at 1 and doubles until one application takes kTarget_s, or s reaches the elements available (at most
+// kMaxSampleBytes of them); when the first size already takes kTarget_s, the largest is timed too, so at least two
+// sizes are always measured (one when only one element is available). Each size is timed kRuns times and the
+// fastest run kept (noise only adds time), or once when a run takes kTarget_s. A least-squares line through
+// (s, time) gives c(n) = call_s + element_s n, both parts at least 0: an op has a cost per application (a library's
+// dispatch, a callback into another runtime, a sleeping op's wake-up) besides its cost per element, and a plan
+// that cuts the vector into pieces pays the first part once per piece.
+// Measuring costs at most about kRuns x 2 x kTarget_s plus two slow applications, once per key.
 #include "calib/compute_cost.hpp"
 
-#include "model/link_costs.hpp"
 #include "mpi/mpi_check.hpp"
 
 #include <algorithm>
@@ -27,43 +29,76 @@ constexpr size_t kMaxSampleBytes = 64 * 1024;
 constexpr int kRuns = 3;
 constexpr double kTarget_s = 1e-3;
 
-// Fastest of kRuns applications to `n` elements.
-int time_sample(const void* source, int n, MPI_Datatype datatype, MPI_Op op, const ElementLayout& layout,
-                ElementBuffer& in, ElementBuffer& inout, double& seconds) {
+struct Sample {
+    double elements = 0;
+    double seconds = 0;
+};
+
+// Fastest of up to kRuns applications to `n` elements.
+int time_sample(const void* in_source, const void* inout_source, int n, MPI_Datatype datatype, MPI_Op op,
+                const ElementLayout& layout, ElementBuffer& in, ElementBuffer& inout, double& seconds) {
     std::vector<char> pack_scratch;
-    REDUX_MPI(copy_elements(source, in.data(), n, datatype, layout, pack_scratch));
+    REDUX_MPI(copy_elements(in_source, in.data(), n, datatype, layout, pack_scratch));
     seconds = std::numeric_limits<double>::infinity();
     for (int run = 0; run < kRuns; ++run) {
-        REDUX_MPI(copy_elements(source, inout.data(), n, datatype, layout, pack_scratch));
+        REDUX_MPI(copy_elements(inout_source, inout.data(), n, datatype, layout, pack_scratch));
         const double start = MPI_Wtime();
         REDUX_MPI(MPI_Reduce_local(in.data(), inout.data(), n, datatype, op));
         seconds = std::min(seconds, MPI_Wtime() - start);
+        if (seconds >= kTarget_s) break;
     }
     return MPI_SUCCESS;
 }
 
+// The least-squares line through the samples, both coefficients at least 0.
+OpCost fit(const std::vector<Sample>& samples) {
+    const auto n = static_cast<double>(samples.size());
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const Sample& s : samples) {
+        sx += s.elements;
+        sy += s.seconds;
+        sxx += s.elements * s.elements;
+        sxy += s.elements * s.seconds;
+    }
+    const double spread = n * sxx - sx * sx;
+    OpCost cost;
+    if (samples.size() < 2 || spread <= 0) {  // one size: all of it per element
+        cost.element_s = sx > 0 ? sy / sx : 0.0;
+        return cost;
+    }
+    cost.element_s = (n * sxy - sx * sy) / spread;
+    cost.call_s = (sy - cost.element_s * sx) / n;
+    if (cost.element_s < 0) {  // flat: all per application
+        cost = {sy / n, 0.0};
+    } else if (cost.call_s < 0) {  // through the origin
+        cost = {0.0, sxy / sxx};
+    }
+    return cost;
+}
+
 }  // namespace
 
-int measure_compute(const void* source, int count, MPI_Datatype datatype, MPI_Op op, const ElementLayout& layout,
-                    double& seconds) {
+int compute_sample_count(int count, const ElementLayout& layout) {
     const auto per_element = static_cast<size_t>(std::max<MPI_Aint>(layout.extent, 1));
-    const int largest =
-        static_cast<int>(std::clamp<size_t>(kMaxSampleBytes / per_element, 1, static_cast<size_t>(count)));
-    ElementBuffer in(layout, largest), inout(layout, largest);
-    std::vector<PingSample> times;  // (elements, seconds)
-    int sample = 1;
-    double time = 0;
+    return static_cast<int>(std::clamp<size_t>(kMaxSampleBytes / per_element, 1, static_cast<size_t>(count)));
+}
+
+int measure_compute(const void* in_source, const void* inout_source, int available, MPI_Datatype datatype, MPI_Op op,
+                    const ElementLayout& layout, OpCost& cost) {
+    cost = {};
+    if (available < 1) return MPI_SUCCESS;
+    ElementBuffer in(layout, available), inout(layout, available);
+    std::vector<Sample> samples;
+    int size = 1;
     for (;;) {
-        REDUX_MPI(time_sample(source, sample, datatype, op, layout, in, inout, time));
-        times.push_back({static_cast<size_t>(sample), time});
-        if (time >= kTarget_s || sample == largest) break;
-        sample = std::min(2 * sample, largest);
+        double seconds = 0;
+        REDUX_MPI(time_sample(in_source, inout_source, size, datatype, op, layout, in, inout, seconds));
+        samples.push_back({static_cast<double>(size), seconds});
+        if (size == available) break;
+        size = seconds >= kTarget_s ? available : std::min(2 * size, available);
+        if (seconds >= kTarget_s && samples.size() >= 2) break;
     }
-    if (sample == count || times.size() == 1) {
-        seconds = time * static_cast<double>(count) / static_cast<double>(sample);
-        return MPI_SUCCESS;
-    }
-    seconds = fit_line(times).at(static_cast<size_t>(count));
+    cost = fit(samples);
     return MPI_SUCCESS;
 }
 

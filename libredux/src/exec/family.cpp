@@ -211,8 +211,8 @@ int run_reduce_scatter(const FamilyArgs& a, const ElementLayout& layout, MPI_Com
             const int64_t keep_end = block_begin(shape, a, total, keep_low ? mid : hi);
             const int64_t give_begin = block_begin(shape, a, total, keep_low ? mid : lo);
             const int64_t give_end = block_begin(shape, a, total, keep_low ? hi : mid);
-            const int keep_pieces = family_pieces((keep_end - keep_begin) * layout.type_size);
-            const int give_pieces = family_pieces((give_end - give_begin) * layout.type_size);
+            const int keep_pieces = family_pieces((keep_end - keep_begin) * layout.type_size, a.least_piece_bytes);
+            const int give_pieces = family_pieces((give_end - give_begin) * layout.type_size, a.least_piece_bytes);
             Requests requests(scratch.requests);
             requests.reserve(static_cast<size_t>(keep_pieces + give_pieces));
             for (int i = 0; i < keep_pieces; ++i) {

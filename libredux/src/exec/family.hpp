@@ -26,6 +26,7 @@ struct FamilyArgs {
     // The op is applied this many bytes at a time, the messages in flight progressed in between
     // (ExecKnobs::chunk_bytes): over TCP a long message's rendezvous advances only inside MPI calls.
     size_t chunk_bytes = size_t{1} << 16;
+    int64_t least_piece_bytes = 0;  // family_pieces' (plan/family.hpp): the op's per-application cost's floor
 
     int total(int ranks) const { return collective == Collective::reduce_scatter_block ? count * ranks : count; }
 };

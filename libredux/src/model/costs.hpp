@@ -13,6 +13,12 @@
 // model exactly; 0 <= flight_s <= transfer_s. (Not PlanRequest::latency_s, the part of d that does not grow
 // with the bytes, which sizes segments.)
 //
+// The op's cost per application (compute_call_s, a): c = a + b x elements, where a is paid by every application of
+// the op whatever its length (a library's dispatch, a callback into another runtime, a device launch) and b per
+// element. A fold of a fraction f of the vector costs a + (c - a) f (fold_s): a plan that applies the op in m pieces
+// (segments, chunks, lanes) pays a m times. 0 <= compute_call_s <= compute_s; 0 is an op whose cost is all per
+// element, the paper's c.
+//
 // A call's own cost (call_s): entering and leaving the call, posting and completing its requests, paid once per call
 // on the critical path (from a start all ranks share: a barrier's exit skew is not in it). It is added to a plan's
 // makespan when a prediction is reported; no tree, segment count or ranking of plans depends on it, so the planner
@@ -26,10 +32,17 @@
 namespace redux {
 
 struct Costs {
-    double transfer_s = 0.0;  // d
-    double compute_s = 0.0;   // c
-    double flight_s = 0.0;    // L, the part of d that does not occupy the receiver's port
-    double call_s = 0.0;      // a call's own cost, once per call (above)
+    double transfer_s = 0.0;      // d
+    double compute_s = 0.0;       // c
+    double flight_s = 0.0;        // L, the part of d that does not occupy the receiver's port
+    double call_s = 0.0;          // a call's own cost, once per call (above)
+    double compute_call_s = 0.0;  // a, the part of c every application of the op pays (above)
+
+    // One application of the op to `fraction` (0 < fraction <= 1) of the vector.
+    double fold_s(double fraction) const {
+        const double per_call_s = std::min(compute_call_s, compute_s);
+        return per_call_s + (compute_s - per_call_s) * fraction;
+    }
 
     double max_s() const { return std::max(transfer_s, compute_s); }
     double port_s() const { return transfer_s - flight_s; }

@@ -21,6 +21,8 @@ constexpr int kResult = 3;
 // (its result broadcast down the tree).
 constexpr int kFamily = 4;
 constexpr int kSpread = 5;
+// The op's compute cost (api/planning.cpp): rank 1's data to rank 0, which times the op on the two.
+constexpr int kOpSample = 6;
 // The executor: tree t's segments travel with tag kFirstTree + t. Each tree has its own tag because MPI orders
 // messages only per (source, tag): a rank may send a later segment of one tree ahead of an earlier segment of
 // another to the same parent.
@@ -30,7 +32,8 @@ constexpr int kMostTrees = 32767 - kFirstTree + 1;
 
 constexpr int tree(int32_t t) { return kFirstTree + t; }
 
-static_assert(kStart < kPing && kPing < kResult && kResult < kFamily && kFamily < kSpread && kSpread < kFirstTree,
+static_assert(kStart < kPing && kPing < kResult && kResult < kFamily && kFamily < kSpread && kSpread < kOpSample &&
+                  kOpSample < kFirstTree,
               "the ranges are disjoint");
 
 }  // namespace redux::tags

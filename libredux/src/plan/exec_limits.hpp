@@ -8,7 +8,11 @@
 // leave true unless a parent falls behind by more than send_window segments.
 #pragma once
 
+#include "model/costs.hpp"
+
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 
 namespace redux {
 
@@ -25,6 +29,21 @@ struct ExecLimits {
 };
 
 inline constexpr ExecLimits kExecLimits{};
+
+// The op's per-application cost (Costs::compute_call_s, a) is at most this fraction of the per-element work of a
+// piece the executor applies it to at once (a chunk of a fold, a piece of recursive halving).
+inline constexpr double kOpCallShare = 0.05;
+
+// The fewest bytes of a `vector_bytes` vector, folded whole in compute_s, that the executor applies the op to at
+// once, so that a stays within kOpCallShare of the piece's per-element work: a / (kOpCallShare b) elements, b the
+// per-element part. 0 when the op has no per-application part; the whole vector when it has nothing else.
+inline int64_t op_piece_bytes(const Costs& costs, int64_t vector_bytes) {
+    const double per_call_s = std::min(costs.compute_call_s, costs.compute_s);
+    if (per_call_s <= 0 || vector_bytes <= 0) return 0;
+    const double per_byte_s = (costs.compute_s - per_call_s) / static_cast<double>(vector_bytes);
+    const double bytes = per_byte_s > 0 ? per_call_s / (kOpCallShare * per_byte_s) : static_cast<double>(vector_bytes);
+    return static_cast<int64_t>(std::min(bytes, static_cast<double>(std::numeric_limits<int64_t>::max() / 2)));
+}
 
 static_assert((kExecLimits.send_window & (kExecLimits.send_window - 1)) == 0, "send_window is a power of two");
 

@@ -71,7 +71,7 @@ namespace {
 double move(const Costs& costs, double latency_s, double fraction) {
     return latency_s + fraction * std::max(costs.transfer_s - latency_s, 0.0);
 }
-double fold(const Costs& costs, double fraction) { return fraction * costs.compute_s; }
+double fold(const Costs& costs, double fraction) { return costs.fold_s(fraction); }
 
 // The pairs folded first, and the result sent back to their even ranks (allreduce) at the end.
 double fold_in(const FamilyShape& shape, const Costs& costs, double latency_s) {
@@ -126,8 +126,9 @@ double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const
     return reduce_s + depth * latency_s + (depth + segments - 1) * piece;
 }
 
-int32_t family_pieces(int64_t bytes) {
-    return static_cast<int32_t>(std::clamp<int64_t>(bytes / kFamilyPieceBytes, 1, kFamilyMostPieces));
+int32_t family_pieces(int64_t bytes, int64_t least_piece_bytes) {
+    const int64_t piece_bytes = std::max(kFamilyPieceBytes, least_piece_bytes);
+    return static_cast<int32_t>(std::clamp<int64_t>(bytes / piece_bytes, 1, kFamilyMostPieces));
 }
 
 }  // namespace redux

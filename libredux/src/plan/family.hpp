@@ -68,8 +68,9 @@ double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const
                                 int32_t depth, int32_t fan_out, int32_t segments, Collective collective);
 
 // The messages a step of recursive halving is cut into, for `bytes` of the step's half: one per
-// kFamilyPieceBytes, at most kFamilyMostPieces, at least one.
-int32_t family_pieces(int64_t bytes);
+// kFamilyPieceBytes, or per `least_piece_bytes` where that is more (the op's per-application cost makes pieces
+// longer: op_piece_bytes, plan/exec_limits.hpp), at most kFamilyMostPieces, at least one.
+int32_t family_pieces(int64_t bytes, int64_t least_piece_bytes = 0);
 constexpr int64_t kFamilyPieceBytes = int64_t{32} << 10;  // under the eager limits of Open MPI and MPICH
 constexpr int32_t kFamilyMostPieces = 64;
 

@@ -138,6 +138,7 @@ std::vector<SettingInfo> make_settings_table() {
              if (!parse_positive(v, 1LL << 40, value))
                  return std::string("REDUX_CHUNK_BYTES=") + v + " is not a positive integer";
              cfg.knobs.chunk_bytes = static_cast<size_t>(value);
+             cfg.knobs.chunk_bytes_asked = true;
              return "";
          },
          [](const Config& cfg) { return std::to_string(cfg.knobs.chunk_bytes); }},
@@ -216,7 +217,7 @@ SharedSettings shared_settings(const Config& c) {
     s.value[0] = c.algorithm;
     s.value[1] = c.transfer_s ? *c.transfer_s : -1.0;
     s.value[2] = c.compute_s ? *c.compute_s : -1.0;
-    s.value[3] = static_cast<double>(c.knobs.chunk_bytes);
+    s.value[3] = c.knobs.chunk_bytes_asked ? static_cast<double>(c.knobs.chunk_bytes) : -1.0;  // -1: not asked
     s.value[4] = c.knobs.recv_window;
     s.value[5] = c.debug ? 1.0 : 0.0;
     s.value[6] = static_cast<double>(c.segment_bytes);
@@ -232,7 +233,9 @@ uint32_t adopt_shared_settings(Config& local, const SharedSettings& agreed) {
     local.algorithm = static_cast<redux_algorithm>(static_cast<int>(agreed.value[0]));
     local.transfer_s = agreed.value[1] >= 0 ? std::optional<double>(agreed.value[1]) : std::nullopt;
     local.compute_s = agreed.value[2] >= 0 ? std::optional<double>(agreed.value[2]) : std::nullopt;
-    local.knobs.chunk_bytes = static_cast<size_t>(agreed.value[3]);
+    local.knobs.chunk_bytes_asked = agreed.value[3] >= 0;
+    local.knobs.chunk_bytes =
+        local.knobs.chunk_bytes_asked ? static_cast<size_t>(agreed.value[3]) : ExecKnobs{}.chunk_bytes;
     local.knobs.recv_window = static_cast<int>(agreed.value[4]);
     local.debug = agreed.value[5] != 0;
     local.segment_bytes = static_cast<long long>(agreed.value[6]);

@@ -16,6 +16,9 @@ namespace redux {
 struct ExecKnobs {
     int recv_window = 2;                   // receives posted ahead of the fold (>= 1)
     size_t chunk_bytes = size_t{1} << 16;  // the op is applied this many bytes at a time, polling in between
+    // REDUX_CHUNK_BYTES was set: chunk_bytes as given; otherwise a plan may make chunks longer, where the op's cost per
+    // application asks for it (op_piece_bytes, plan/exec_limits.hpp)
+    bool chunk_bytes_asked = false;
 };
 
 struct Config {

@@ -27,6 +27,7 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"requested", r.requested},
         {"d_s", r.d_s},
         {"c_s", r.c_s},
+        {"c_call_s", r.c_call_s},
         {"flight_s", r.flight_s},
         {"call_s", r.call_s},
         {"costs_source", r.costs_source},
@@ -60,6 +61,11 @@ std::string report_words(const PlanReport& r, const char* what) {
         what, r.collective == "reduce" ? "" : (r.collective + " ").c_str(), r.comm_size, r.root, r.count, r.bytes,
         r.commutative ? "commutative" : "non-commutative", r.requested.c_str(), r.d_s, r.costs_source.c_str(), r.c_s);
     std::string line = head;
+    if (r.c_call_s > 0) {
+        char per_call[64];
+        std::snprintf(per_call, sizeof per_call, " (%.3g s per application)", r.c_call_s);
+        line += per_call;
+    }
     if (r.flight_s > 0) {
         char flight[64];
         std::snprintf(flight, sizeof flight, " (d in flight %.3g s)", r.flight_s);

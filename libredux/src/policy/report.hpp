@@ -18,6 +18,7 @@ struct PlanReport {
     bool commutative = true;
     std::string requested;  // the algorithm asked for: auto, or a strategy's name
     double d_s = 0, c_s = 0;
+    double c_call_s = 0;       // the part of c paid by every application of the op (model/costs.hpp)
     double flight_s = 0;       // the part of d in flight (model/costs.hpp)
     double call_s = 0;         // a call's own cost, in predicted_s (model/costs.hpp)
     std::string costs_source;  // where d came from: call, environment, process, file, measured

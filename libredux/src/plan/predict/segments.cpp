@@ -11,7 +11,8 @@
 //         d_e = latency_s + (transfer_s - latency_s) e / elements      to move (sender and receiver both busy),
 //     or, when the request carries the calibrated curve of d against the bytes (PlanRequest::segment_curve),
 //         d_e = transfer_s x curve(e bytes) / curve(elements bytes),
-//         c_e = compute_s e / elements                                 to fold.
+//         c_e = a + (compute_s - a) e / elements                       to fold,
+//     a the op's cost per application (Costs::compute_call_s), paid by every segment.
 //     With per-link costs (PlanRequest::hetero_costs) a segment from i to p costs d_ip scaled the same way, with
 //     the request's one latency_s clamped to d_ip, and a fold on p costs c_p e / elements. d_e is computed as
 //     transfer_s - (transfer_s - latency_s)(elements - e) / elements, so that a whole vector costs exactly d.
@@ -174,7 +175,11 @@ public:
         const double arrived_s = std::max(can_send_s + flight, port_free_s) + d_e - flight;
         return {arrived_s, std::max(can_send_s + d_e - flight, arrived_s - flight)};
     }
-    double fold_s(double compute_s, int32_t j) const { return compute_s * share_[j]; }
+    // Segment j's fold on a rank whose whole fold takes compute_s: the op's per-application part, then its share.
+    double fold_s(double compute_s, int32_t j) const {
+        const double per_call_s = std::min(request_.costs.compute_call_s, compute_s);
+        return per_call_s + (compute_s - per_call_s) * share_[j];
+    }
     // The summed d_e of every segment on a link whose whole vector takes d.
     double summed_transfer_s(double d) const {
         const Link link{d, std::min(request_.latency_s, d), 0.0};

@@ -120,7 +120,7 @@ double SegmentScale::transfer_s(double whole_s) const {
 }
 
 SegmentScale segment_scale(const PlanRequest& request) {
-    SegmentScale scale{std::max<int32_t>(1, request.segments), request.latency_s, 0.0};
+    SegmentScale scale{std::max<int32_t>(1, request.segments), request.latency_s, 0.0, request.costs.compute_call_s};
     if (request.segment_curve && request.element_bytes > 0) {
         const double vector_bytes = static_cast<double>(request.elements) * static_cast<double>(request.element_bytes);
         const double whole_s = request.segment_curve->at(static_cast<size_t>(vector_bytes));

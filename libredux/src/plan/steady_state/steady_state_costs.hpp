@@ -32,7 +32,12 @@ struct SegmentScale {
     double curve_ratio = 0;  // > 0: a segment's transfer costs d x curve_ratio instead (latency_s unused)
 
     double transfer_s(double whole_s) const;
-    double fold_s(double whole_s) const { return whole_s / segments; }
+    double fold_call_s = 0;  // the op's cost per application (Costs::compute_call_s): every segment pays it
+
+    double fold_s(double whole_s) const {
+        const double per_call_s = std::min(fold_call_s, whole_s);
+        return per_call_s + (whole_s - per_call_s) / segments;
+    }
 };
 
 // The request's rule: its segment count (>= 1), latency_s and, when it has segment_curve and element_bytes,
