@@ -61,6 +61,7 @@ struct CommandLine {
     std::string transfer_s_text;
     std::string compute_s_text;
     std::string flight_s_text = "0";
+    std::string compute_call_s_text = "0";
     std::string costs_path;
     std::string model_text = "overlap";
     std::string strategy_text = "optimal";
@@ -136,6 +137,11 @@ void add_options(CLI::App& app, CommandLine& line) {
     app.add_option("--d", line.transfer_s_text, "time to transfer one element between two ranks, in seconds")
         ->type_name("D");
     app.add_option("--c", line.compute_s_text, "time of one application of the operator, in seconds")->type_name("C");
+    app.add_option("--c-call", line.compute_call_s_text,
+                   "the part of C that every application of the operator pays whatever its length (a dispatch, a "
+                   "callback), in seconds: 0 <= A <= C (default 0: all of C per element); a segmented plan pays it "
+                   "once per segment")
+        ->type_name("A");
     app.add_option("--flight", line.flight_s_text,
                    "the part of D a message spends in flight, leaving the receiver free (LogP's latency), in "
                    "seconds: 0 <= F <= D (default 0, the one-port model)")
@@ -206,7 +212,12 @@ bool read_costs(const CommandLine& line, redux::PlanRequest& request, std::strin
         return read_int32("--ranks", line.ranks_text, request.ranks, error) &&
                read_seconds("--d", line.transfer_s_text, request.costs.transfer_s, error) &&
                read_seconds("--c", line.compute_s_text, request.costs.compute_s, error) &&
-               read_seconds("--flight", line.flight_s_text, request.costs.flight_s, error);
+               read_seconds("--flight", line.flight_s_text, request.costs.flight_s, error) &&
+               read_seconds("--c-call", line.compute_call_s_text, request.costs.compute_call_s, error);
+    }
+    if (line.compute_call_s_text != "0") {
+        error = "--c-call goes with --d and --c";
+        return false;
     }
     if (line.flight_s_text != "0") {
         error = "--flight goes with --d and --c (a cost file has no time in flight)";

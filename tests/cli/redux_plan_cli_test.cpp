@@ -292,6 +292,18 @@ TEST(ReduxPlanCli, TimeInFlightMakesTheOptimalTreeAStar) {
     EXPECT_NEAR(j["makespan"].get<double>(), 1.6, 1e-12);
 }
 
+// An op whose cost is all per application (--c-call = --c) gains nothing from segments: the model keeps the
+// vector whole where the same c all per element is cut.
+TEST(ReduxPlanCli, AnOpsCostPerApplicationKeepsTheVectorWhole) {
+    const std::string base = "--ranks 8 --d 1e-5 --c 2e-3 --elements 64 --latency 5e-6 --segments auto";
+    const CommandResult per_element = run_redux_plan(base);
+    const CommandResult per_call = run_redux_plan(base + " --c-call 2e-3");
+    ASSERT_EQ(per_element.exit_status, 0) << per_element.err;
+    ASSERT_EQ(per_call.exit_status, 0) << per_call.err;
+    EXPECT_GT(json::parse(per_element.out)["segments"].get<int>(), 1);
+    EXPECT_EQ(json::parse(per_call.out)["segments"].get<int>(), 1);
+}
+
 TEST(ReduxPlanCli, EqualsSignAndSpaceMeanTheSame) {
     // --d=1e-6 and --d 1e-6 are the same request.
     const CommandResult a = run_redux_plan("--ranks 5 --d=1e-6 --c=1e-7");
@@ -361,6 +373,8 @@ const BadCase bad_cases[] = {
     {"flight_above_d", "--ranks 4 --d 1 --c 1 --flight 2", "flight"},
     {"flight_negative", "--ranks 4 --d 1 --c 1 --flight -1e-6", "flight"},
     {"flight_not_a_number", "--ranks 4 --d 1 --c 1 --flight long", "--flight"},
+    {"c_call_above_c", "--ranks 4 --d 1 --c 1 --c-call 2", "per application"},
+    {"c_call_negative", "--ranks 4 --d 1 --c 1 --c-call -1", "per application"},
 };
 
 void PrintTo(const BadCase& bad, std::ostream* out) { *out << "redux-plan " << bad.args; }

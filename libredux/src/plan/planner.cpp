@@ -103,6 +103,9 @@ std::string validate(const PlanRequest& r) {
     if (!valid_cost(r.costs.flight_s) || r.costs.flight_s > r.costs.transfer_s) {
         return "the time in flight must be a finite number of seconds in [0, d]";
     }
+    if (!valid_cost(r.costs.compute_call_s) || r.costs.compute_call_s > r.costs.compute_s) {
+        return "the op's cost per application must be a finite number of seconds in [0, c]";
+    }
     if (r.root < 0 || r.root >= r.ranks) return "root must be in [0, ranks)";
     if (strategy_needs_limit(r.strategy) && r.limit < 1) {
         return "strategy " + std::string(strategy_name(r.strategy)) + " needs a limit K >= 1";
