@@ -270,10 +270,12 @@ TEST(SegmentedModel, PerLinkCostsClampTheLatencyToEachLink) {
 // the request's (the whole vector's) scaled by the curve's flight from the vector's size to the segment's. The
 // curve above, flight 0.3 at 8 B and 0.5 from 2 KiB on: the vector's F is 0.5; a 2 KiB segment keeps 0.5 of its
 // 0.6 in flight and holds the port 0.1, so two take 0.6 + 0.1 (the chain's closed form, n = 2: s + (m - 1) port);
-// a 1 KiB segment's flight is 0.5 x L(1 KiB) / 0.5, L(1 KiB) on the line from 0.3 at 8 B to 0.5 at 2 KiB. With
-// the flight at 8 B alone (0.3 everywhere) a 2 KiB segment holds the port 0.3.
+// a 1 KiB segment's flight is 0.5 x L(1 KiB) / 0.5, L(1 KiB) on the line from 0.3 at 8 B to 0.5 at 2 KiB, which
+// would leave it 0.4 - L(1 KiB) = 0.0004 of port time, but a message holds the port at least as long as one of 8 B
+// does, 0.4 - 0.3 = 0.1: four take 0.4 + 3 x 0.1. With the flight at 8 B alone (0.3 everywhere) a 2 KiB segment
+// holds the port 0.3. (The curve's last point makes its last slope, the link's bandwidth, nearly 0 here: below.)
 TEST(SegmentedModel, ASegmentsFlightFollowsTheCalibratedCurve) {
-    LinkFit curve = fit_link({{1024, 0.4}, {2048, 0.6}, {4096, 1.0}});
+    LinkFit curve = fit_link({{1024, 0.4}, {2048, 0.6}, {4096, 1.0}, {1 << 30, 1.0}});
     curve.flight_s = 0.3;
     curve.flight_points = {{2048, 0.5}};
     PlanRequest request{2, Costs{1.0, 0.0, 0.5}, Strategy::chain, 0, 0, true};
@@ -282,8 +284,7 @@ TEST(SegmentedModel, ASegmentsFlightFollowsTheCalibratedCurve) {
     request.segment_curve = std::make_shared<const LinkFit>(curve);
     const Plan plan = make_plan(request);
     EXPECT_DOUBLE_EQ(simulate_segments(plan, 2).makespan_s, 0.6 + 0.1);
-    const double flight_1k = 0.3 + 0.2 * (1024.0 - 8) / (2048 - 8);
-    EXPECT_NEAR(simulate_segments(plan, 4).makespan_s, 0.4 + 3 * (0.4 - flight_1k), 1e-12);
+    EXPECT_NEAR(simulate_segments(plan, 4).makespan_s, 0.4 + 3 * 0.1, 1e-12);
     curve.flight_points.clear();
     request.costs.flight_s = 0.3;
     request.segment_curve = std::make_shared<const LinkFit>(curve);
@@ -294,9 +295,9 @@ TEST(SegmentedModel, ASegmentsFlightFollowsTheCalibratedCurve) {
 // flight (0.45) scales a segment's d below its flight (2 KiB: d_e = 0.7 x 0.6 = 0.42 < 0.45); the segment still
 // holds the port for what the curve says a 2 KiB message does, 0.6 - 0.5 = 0.1, so two take 0.42 + 0.1, not 0.42
 // (segments that cost nothing: the model then cut 16 KiB into 2048 segments of one double). Four of 1 KiB:
-// d_e = 0.28, port 0.4 - L(1 KiB).
+// d_e = 0.28, port the 8 B message's 0.1 (above).
 TEST(SegmentedModel, ASegmentHoldsThePortAtLeastAsLongAsTheCurveSays) {
-    LinkFit curve = fit_link({{1024, 0.4}, {2048, 0.6}, {4096, 1.0}});
+    LinkFit curve = fit_link({{1024, 0.4}, {2048, 0.6}, {4096, 1.0}, {1 << 30, 1.0}});
     curve.flight_s = 0.3;
     curve.flight_points = {{2048, 0.5}};
     auto hetero = std::make_shared<const HeteroCosts>(std::vector<double>(2, 0.0), std::vector<double>{0, 0.7, 0.7, 0},
@@ -309,8 +310,21 @@ TEST(SegmentedModel, ASegmentHoldsThePortAtLeastAsLongAsTheCurveSays) {
     request.segment_curve = std::make_shared<const LinkFit>(curve);
     const Plan plan = make_plan(request);
     EXPECT_NEAR(simulate_segments(plan, 2).makespan_s, 0.42 + 0.1, 1e-12);
-    const double flight_1k = 0.3 + 0.2 * (1024.0 - 8) / (2048 - 8);
-    EXPECT_NEAR(simulate_segments(plan, 4).makespan_s, 0.28 + 3 * (0.4 - flight_1k), 1e-12);
+    EXPECT_NEAR(simulate_segments(plan, 4).makespan_s, 0.28 + 3 * 0.1, 1e-12);
+}
+
+// Segments in flight together stream no faster than the link: each holds the port at least for a message's overhead
+// (the port part of 8 B, 0.4 - 0.3 = 0.1) and its bytes at the curve's last slope (0.4 s per 4 KiB). A vector of
+// 8 KiB (d = 0.8) in 8 segments of 1 KiB between two ranks: the first arrives at d_e = 0.4, each next one
+// 0.1 + 1024 x 0.4 / 4096 = 0.2 later: 0.4 + 7 x 0.2, where its time in flight alone would let them follow 0.1 apart.
+TEST(SegmentedModel, SegmentsStreamNoFasterThanTheLinksBandwidth) {
+    LinkFit curve = fit_link({{1024, 0.4}, {2048, 0.4}, {4096, 0.4}, {8192, 0.8}});
+    curve.flight_s = 0.3;
+    PlanRequest request{2, Costs{0.8, 0.0, 0.3}, Strategy::chain, 0, 0, true};
+    request.elements = 8;
+    request.element_bytes = 1024;
+    request.segment_curve = std::make_shared<const LinkFit>(curve);
+    EXPECT_NEAR(simulate_segments(make_plan(request), 8).makespan_s, 0.4 + 7 * 0.2, 1e-12);
 }
 
 // make_plan: the request's count (at most one per element), or the model's; the default is unsegmented.
@@ -445,6 +459,28 @@ TEST(SegmentChoice, FindsTheMinimumOfEveryCount) {
 }
 
 // With no latency, more segments never hurt in the model: the search goes to the cap.
+// A curve with a protocol step (eager messages up to 63 KiB at 1.0, a rendezvous from 64 KiB at 3.0): the prediction
+// jumps down at the count whose segments fit under the step, past the minimum of the convex part that the coarse scan
+// and the ternary search find. The choice is the minimum over every count, its segments under the step.
+TEST(SegmentChoice, FindsTheCountUnderAProtocolStep) {
+    LinkFit curve = fit_link({{8, 1.0}, {32 << 10, 1.0}, {63 << 10, 1.05}, {64 << 10, 3.0}, {256 << 10, 3.3},
+                              {4 << 20, 10.0}});
+    curve.flight_s = 0.95;
+    for (const Strategy strategy : {Strategy::chain, Strategy::binary}) {
+        PlanRequest request{8, Costs{10.0, 0.0, 0.95}, strategy, 0, 0, true};
+        request.elements = (4 << 20) / 8;
+        request.element_bytes = 8;
+        request.latency_s = 1.0;
+        request.segment_curve = std::make_shared<const LinkFit>(curve);
+        request.segments = 0;
+        const Plan chosen = make_plan(request);
+        double best = chosen.makespan_s;
+        for (int32_t m = 1; m <= kMaxChosenSegments; ++m) best = std::min(best, simulate_segments(chosen, m).makespan_s);
+        EXPECT_NEAR(chosen.makespan_s, best, 1e-9 * best) << strategy_name(strategy);
+        EXPECT_LT((request.elements + chosen.segments - 1) / chosen.segments * 8, 64 << 10) << strategy_name(strategy);
+    }
+}
+
 TEST(SegmentChoice, WithoutLatencyTheCapWins) {
     PlanRequest request{64, {1e-3, 1e-4}, Strategy::binary, 0, 0, true};
     request.elements = 1 << 24;

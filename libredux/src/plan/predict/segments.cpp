@@ -124,7 +124,8 @@ public:
     // segments do not see the flight (PlanRequest::segment_flight: ranks of one node). With the calibrated curve,
     // that is judged at 8 B (the request's flight is its whole message's, LinkFit::flight_at), and a segment's
     // flight is the link's scaled as the curve's flight from the whole message's size to the segment's, leaving it at
-    // least the port time the curve has at the segment's size (port_floor_).
+    // least the port time the curve has at the segment's size, and at least a message's overhead and its bytes at the
+    // link's bandwidth (port_floor_).
     SegmentCosts(const PlanRequest& request, int32_t segments)
         : request_(request),
           with_flight_(request.segment_flight &&
@@ -137,6 +138,10 @@ public:
         const auto whole_bytes = static_cast<size_t>(request.elements * request.element_bytes);
         const double whole_s = curve ? curve->at(whole_bytes) : 0;
         const double whole_flight_s = curve ? curve->flight_at(whole_bytes) : 0;
+        // Every message holds the port at least for its own overhead (the port part of 8 B) and its bytes at the
+        // curve's last slope (the link's bandwidth): segments in flight together stream no faster than the link.
+        const double message_s = curve ? std::max(0.0, curve->at(8) - curve->flight_at(8)) : 0;
+        const double bandwidth_s = curve ? std::max(0.0, curve->beta_s_per_byte) : 0;
         for (int32_t j = 0; j < segments; ++j) {
             const int64_t e =
                 segment_begin(request.elements, segments, j + 1) - segment_begin(request.elements, segments, j);
@@ -147,7 +152,7 @@ public:
                 const double curve_s = curve->at(e_bytes), flight_s = curve->flight_at(e_bytes);
                 if (whole_s > 0) curve_ratio_.push_back(std::min(1.0, curve_s / whole_s));  // d_e = d x ratio, <= d
                 flight_ratio_.push_back(whole_flight_s > 0 ? flight_s / whole_flight_s : 1.0);
-                port_floor_.push_back(std::max(0.0, curve_s - flight_s));
+                port_floor_.push_back(std::max({0.0, curve_s - flight_s, message_s + e_bytes * bandwidth_s}));
             }
         }
     }
@@ -521,6 +526,40 @@ void search_counts(Search& search, const std::vector<int32_t>& counts) {
 
 }  // namespace
 
+namespace {
+
+// The search of choose_segments over `counts`, each residue mod `trees` on its own (T trees ripple with m mod T).
+void search_residues(Search& search, const std::vector<int32_t>& counts, int32_t trees) {
+    for (int32_t residue = 0; residue < trees; ++residue) {
+        std::vector<int32_t> some;
+        for (int32_t m : counts) {
+            if (trees == 1 || m % trees == residue) some.push_back(m);
+        }
+        if (!some.empty()) search_counts(search, some);
+    }
+}
+
+// Below each point of the calibrated curve: where the curve has a protocol step (an eager limit, a rendezvous above
+// it), T(m) jumps down at the fewest segments that fit under it, and a search of a convex T steps over that. The
+// counts from there on are searched again (the curve's points include the sizes just below a step: calibration
+// bisects it).
+void search_curve_points(Search& search, const PlanRequest& request, const std::vector<int32_t>& counts,
+                         int32_t trees) {
+    if (!request.segment_curve || request.element_bytes <= 0) return;
+    for (const PingSample& point : request.segment_curve->points) {
+        const int64_t per_segment = static_cast<int64_t>(point.bytes) / request.element_bytes;
+        if (per_segment < 1 || per_segment >= request.elements) continue;
+        const int64_t fewest = (request.elements + per_segment - 1) / per_segment;
+        std::vector<int32_t> from;
+        for (int32_t m : counts) {
+            if (m >= fewest) from.push_back(m);
+        }
+        search_residues(search, from, trees);
+    }
+}
+
+}  // namespace
+
 SegmentChoice choose_segments(const Plan& plan) {
     const int32_t cap = max_chosen_segments(plan);
     Search search(plan);
@@ -532,17 +571,8 @@ SegmentChoice choose_segments(const Plan& plan) {
     // With T trees the prediction ripples with m mod T (the trees carry ceil or floor of m / T segments each):
     // each residue is searched on its own, where it is close to convex again.
     const auto trees = static_cast<int32_t>(1 + plan.more_trees.size());
-    if (trees == 1) {
-        search_counts(search, counts);
-    } else {
-        for (int32_t residue = 0; residue < trees; ++residue) {
-            std::vector<int32_t> some;
-            for (int32_t m : counts) {
-                if (m % trees == residue) some.push_back(m);
-            }
-            if (!some.empty()) search_counts(search, some);
-        }
-    }
+    search_residues(search, counts, trees);
+    search_curve_points(search, plan.request, counts, trees);
     scan_same_largest(search, counts);
     return search.best();
 }
