@@ -210,6 +210,7 @@ void AutoSelect::decide(Run choice, int tree) {
     baseline_s_ = 0;
     calls_since_decision_ = 0;
     window_.clear();
+    if (choice == Run::planned) window_.reserve(kWindow);  // decided calls allocate nothing
 }
 
 void AutoSelect::exclude_native() {
