@@ -1,15 +1,18 @@
-// AutoSelect (libredux/src/policy/auto_select.hpp): trials alternate planned and native in rounds; the planned
+// AutoSelect (libredux/src/policy/auto_select.hpp): trials alternate native and planned in rounds; the planned
 // tree wins only when clearly faster (the middle halves of the agreed samples do not overlap), native when
 // clearly faster or still overlapping after the last round; a tree the trials chose takes turns with native,
 // timed in place, and stays only if its median is below native's there too; a drifting window or the periodic
-// recheck restarts the trials; decided native calls are not timed. Native excluded from the start (a derived
-// datatype) or once the root passed MPI_IN_PLACE where the library's reduce fails so; what a cache of next() may
-// answer (passes_through).
+// recheck restarts the trials; decided native calls are not timed. Native excluded once the root passed
+// MPI_IN_PLACE where the library's reduce fails so; what a cache of next() may answer (passes_through). Each trial
+// call's agreed time (agree_call): a first call over twice the best leaves at once, the trees' extra time over
+// native ends the trials; ranks with different times take the same steps on the same agreed numbers.
 #include "policy/auto_select.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace {
@@ -17,12 +20,12 @@ namespace {
 using redux::AutoSelect;
 
 // Runs one round of trials with the given times (the same on every call of a kind) and agrees on them as they
-// are. Returns what agree() returned.
+// are, without the per-call agreement (agree_call). Returns what agree() returned.
 bool run_round(AutoSelect& select, double planned_s, double native_s) {
     for (int call = 0; call < 2 * AutoSelect::kTrials; ++call) {
         const AutoSelect::Step step = select.next();
         EXPECT_TRUE(step.timed);
-        EXPECT_EQ(step.run, call % 2 == 0 ? AutoSelect::Run::planned : AutoSelect::Run::native) << "call " << call;
+        EXPECT_EQ(step.run, call % 2 == 0 ? AutoSelect::Run::native : AutoSelect::Run::planned) << "call " << call;
         EXPECT_EQ(select.decided(), false);
         select.record(step.run == AutoSelect::Run::planned ? planned_s : native_s);
         EXPECT_EQ(select.needs_agreement(), call == 2 * AutoSelect::kTrials - 1);
@@ -82,20 +85,20 @@ TEST(AutoSelect, QuartilesIgnoreOneOutlier) {
     for (int i = 0; i < AutoSelect::kTrials; ++i) {
         planned.push_back(i == 1 ? 100.0 : 1.0 + 0.1 * i);  // one call hit by noise
         native.push_back(1.5 - 0.01 * i);
-        select.record(planned.back());
         select.record(native.back());
+        select.record(planned.back());
     }
     std::sort(planned.begin(), planned.end());
     std::sort(native.begin(), native.end());
-    const std::vector<double> local = select.local();
+    const std::vector<double> local = select.local();  // in turn order: native, then the tree
     ASSERT_EQ(local.size(), 6u);
-    EXPECT_EQ(local[0], planned[1]);  // floor((5 - 1) / 4) = 1
-    EXPECT_EQ(local[1], planned[2]);
-    EXPECT_EQ(local[2], planned[3]);
-    EXPECT_LT(local[2], 2.0) << "the outlier is beyond the third quartile";
-    EXPECT_EQ(local[3], native[1]);
-    EXPECT_EQ(local[4], native[2]);
-    EXPECT_EQ(local[5], native[3]);
+    EXPECT_EQ(local[3], planned[1]);  // floor((5 - 1) / 4) = 1
+    EXPECT_EQ(local[4], planned[2]);
+    EXPECT_EQ(local[5], planned[3]);
+    EXPECT_LT(local[5], 2.0) << "the outlier is beyond the third quartile";
+    EXPECT_EQ(local[0], native[1]);
+    EXPECT_EQ(local[1], native[2]);
+    EXPECT_EQ(local[2], native[3]);
 }
 
 // Overlapping samples: another round, up to kMaxRounds; then native, the MPI library's own.
@@ -104,8 +107,8 @@ TEST(AutoSelect, OverlappingSamplesTakeMoreRoundsThenNative) {
     auto noisy_round = [&](double planned_centre) {
         for (int i = 0; i < AutoSelect::kTrials; ++i) {
             const double jitter = 0.2 * (i % 3) - 0.2;  // -0.2, 0, 0.2: the middle halves overlap
-            select.record(planned_centre + jitter);
             select.record(1.0 + jitter);
+            select.record(planned_centre + jitter);
         }
         EXPECT_TRUE(select.needs_agreement());
         return select.agree(select.local());
@@ -129,13 +132,13 @@ TEST(AutoSelect, ASecondRoundCanDecide) {
     // Round 1: planned 1.0 with one slow sample per side, native 1.3 and 1.0: the middle halves touch.
     const double planned1[] = {1.0, 1.0, 1.4, 1.0, 1.0}, native1[] = {1.3, 1.3, 1.0, 1.3, 1.0};
     for (int i = 0; i < AutoSelect::kTrials; ++i) {
-        select.record(planned1[i]);
         select.record(native1[i]);
+        select.record(planned1[i]);
     }
     EXPECT_FALSE(select.agree(select.local()));
     for (int i = 0; i < AutoSelect::kTrials; ++i) {
-        select.record(1.0);
         select.record(1.3);
+        select.record(1.0);
     }
     EXPECT_FALSE(select.agree(select.local())) << "the trials chose the tree: its confirmation follows";
     EXPECT_TRUE(confirm(select, 1.0, 1.3));
@@ -233,11 +236,11 @@ TEST(AutoSelect, DecidedNativeIsCountedOnlyThenRechecked) {
     EXPECT_TRUE(select.next().timed);
 }
 
-// Several trees (the model's and its runners-up): every contender in the running takes one call in turn, trees
-// in order, then native.
+// Several trees (the model's and its runners-up): every contender in the running takes one call in turn, native
+// first, then the trees in order.
 
 // Runs one round with a time per contender (trees in order, native last; only those `next()` asks for are
-// used), checking the turns against `running`. Returns what agree() returned.
+// used), checking the turns against `running`, without the per-call agreement. Returns what agree() returned.
 bool run_round_of(AutoSelect& select, const std::vector<int>& running, const std::vector<double>& seconds) {
     const int native = select.trees();
     const int calls = AutoSelect::kTrials * static_cast<int>(running.size());
@@ -256,7 +259,7 @@ bool run_round_of(AutoSelect& select, const std::vector<int>& running, const std
 
 TEST(AutoSelect, TheFastestOfThreeTreesWinsInOneRoundWhenClearlyApart) {
     AutoSelect select(3);
-    EXPECT_FALSE(run_round_of(select, {0, 1, 2, 3}, {3.0, 1.0, 2.0, 4.0}));
+    EXPECT_FALSE(run_round_of(select, {3, 0, 1, 2}, {3.0, 1.0, 2.0, 4.0}));
     EXPECT_EQ(select.tree(), 1) << "the tree confirmed is the trials' choice";
     EXPECT_TRUE(confirm(select, 1.0, 4.0));
     ASSERT_TRUE(select.decided());
@@ -289,9 +292,9 @@ TEST(AutoSelect, ClearlySlowerTreesLeaveAndOverlapEndsWithNative) {
         ASSERT_TRUE(select.needs_agreement());
         EXPECT_EQ(select.agree(select.local()), expect_decision);
     };
-    noisy_round({0, 1, 2}, false);
-    for (int round = 1; round < AutoSelect::kMaxRounds - 1; ++round) noisy_round({0, 2}, false);
-    noisy_round({0, 2}, true);
+    noisy_round({2, 0, 1}, false);
+    for (int round = 1; round < AutoSelect::kMaxRounds - 1; ++round) noisy_round({2, 0}, false);
+    noisy_round({2, 0}, true);
     EXPECT_EQ(select.choice(), AutoSelect::Run::native);
     EXPECT_EQ(select.trial_calls(), 3 * AutoSelect::kTrials + 2 * AutoSelect::kTrials * (AutoSelect::kMaxRounds - 1));
     EXPECT_FALSE(select.next().timed) << "decided native: the pass-through";
@@ -325,7 +328,7 @@ TEST(AutoSelect, OverlappingTreesEndWithTheSmallerMedian) {
 // A restart (drift) puts every tree back in the running; exclude_native runs the model's tree.
 TEST(AutoSelect, RestartBringsEveryTreeBackAndExclusionRunsTreeZero) {
     AutoSelect select(3);
-    EXPECT_FALSE(run_round_of(select, {0, 1, 2, 3}, {3.0, 1.0, 2.0, 4.0}));
+    EXPECT_FALSE(run_round_of(select, {3, 0, 1, 2}, {3.0, 1.0, 2.0, 4.0}));
     EXPECT_TRUE(confirm(select, 1.0, 4.0));
     auto window = [&](double seconds) {
         for (int i = 0; i < AutoSelect::kWindow; ++i) select.record(seconds);
@@ -334,7 +337,7 @@ TEST(AutoSelect, RestartBringsEveryTreeBackAndExclusionRunsTreeZero) {
     window(1.0);
     window(1.0 * AutoSelect::kDriftFactor * 1.01);
     ASSERT_FALSE(select.decided());
-    EXPECT_FALSE(run_round_of(select, {0, 1, 2, 3}, {3.0, 4.0, 1.0, 2.0}));
+    EXPECT_FALSE(run_round_of(select, {3, 0, 1, 2}, {3.0, 4.0, 1.0, 2.0}));
     EXPECT_EQ(select.tree(), 2);
     select.exclude_native();
     const AutoSelect::Step step = select.next();
@@ -346,7 +349,7 @@ TEST(AutoSelect, RestartBringsEveryTreeBackAndExclusionRunsTreeZero) {
 // Native ruled out during the confirmation: the model's tree, untimed.
 TEST(AutoSelect, ExclusionDuringTheConfirmationRunsTreeZero) {
     AutoSelect select(2);
-    EXPECT_FALSE(run_round_of(select, {0, 1, 2}, {2.0, 1.0, 3.0}));
+    EXPECT_FALSE(run_round_of(select, {2, 0, 1}, {2.0, 1.0, 3.0}));
     ASSERT_EQ(select.tree(), 1);
     select.record(1.0);  // a first confirming call
     select.exclude_native();
@@ -357,9 +360,10 @@ TEST(AutoSelect, ExclusionDuringTheConfirmationRunsTreeZero) {
     EXPECT_FALSE(select.needs_agreement());
 }
 
-// A key whose datatype is derived: tree 0 on every call, untimed, never an agreement, never native.
-TEST(AutoSelect, NativeNotTriedRunsTreeZeroFromTheStart) {
-    AutoSelect select(3, /*native_tried=*/false);
+// Native excluded: tree 0 on every call, untimed, never an agreement, never native.
+TEST(AutoSelect, ExcludedNativeRunsTreeZero) {
+    AutoSelect select(3);
+    select.exclude_native();
     EXPECT_TRUE(select.native_excluded());
     for (int call = 0; call < 2 * AutoSelect::kWindow; ++call) {
         const AutoSelect::Step step = select.next();
@@ -377,7 +381,7 @@ TEST(AutoSelect, NativeNotTriedRunsTreeZeroFromTheStart) {
 // the root passed it, the model's tree, untimed, and never native again.
 TEST(AutoSelect, InPlaceFailureAsksEveryTrialAndExcludesNativeOnceAgreed) {
     const char* why = "fails in place";
-    AutoSelect select(2, true, why);
+    AutoSelect select(2, {why, nullptr});
     EXPECT_EQ(select.native_in_place_failure(), why);
     for (int call = 0; call < 3; ++call) {
         const AutoSelect::Step step = select.next();
@@ -396,7 +400,7 @@ TEST(AutoSelect, InPlaceFailureAsksEveryTrialAndExcludesNativeOnceAgreed) {
 // Settled on native where the library fails in place: native, with a copy of the root's data where the root
 // passes MPI_IN_PLACE, and never a pass-through a cache may answer. Without the failure: a pass-through.
 TEST(AutoSelect, PassesThroughOnlyWhereNativeTakesEveryCall) {
-    AutoSelect fails(1, true, "fails in place");
+    AutoSelect fails(1, {"fails in place", nullptr});
     EXPECT_TRUE(fails.next().agree_in_place);
     run_trials(fails, 3.0, 2.0);
     ASSERT_TRUE(fails.settled_native());
@@ -416,6 +420,223 @@ TEST(AutoSelect, PassesThroughOnlyWhereNativeTakesEveryCall) {
     AutoSelect tree;
     run_trials(tree, 1.0, 2.0);
     EXPECT_FALSE(tree.passes_through()) << "decided for a tree";
+
+    // Where the library leaves a root's result at MPI_BOTTOM unwritten: native all the same, the root receiving
+    // into a buffer of libredux's; no agreement, and no pass-through.
+    AutoSelect bottom(1, {nullptr, "fails at MPI_BOTTOM"});
+    EXPECT_FALSE(bottom.next().agree_in_place);
+    run_trials(bottom, 3.0, 2.0);
+    ASSERT_TRUE(bottom.settled_native());
+    EXPECT_TRUE(bottom.native_needs_recv_copy(true));
+    EXPECT_FALSE(bottom.native_needs_recv_copy(false));
+    EXPECT_FALSE(bottom.native_needs_copy(true));
+    EXPECT_FALSE(bottom.passes_through());
+    EXPECT_FALSE(takes.native_needs_recv_copy(true));
+}
+
+// The per-call agreement, as api/run_plan.cpp makes it: one call on `ranks` ranks, each rank with its own
+// AutoSelect. A trial call's start agrees on the previous trial call's time (the largest of the ranks' pending
+// times), a round's agreement (the largest of each number) follows where asked, then the call runs what next()
+// says and takes `seconds(rank, step)`. Returns the step every rank took (checked to be the same) and whether a
+// decision was made.
+struct Ranks {
+    std::vector<AutoSelect> select;
+    explicit Ranks(int ranks, int trees = 1) : select(static_cast<size_t>(ranks), AutoSelect(trees)) {}
+
+    bool agree_all() {
+        std::vector<double> agreed = select.front().local();
+        for (const AutoSelect& s : select) {
+            const std::vector<double> mine = s.local();
+            EXPECT_EQ(mine.size(), agreed.size());
+            for (size_t i = 0; i < agreed.size() && i < mine.size(); ++i) agreed[i] = std::max(agreed[i], mine[i]);
+        }
+        bool decided = false;
+        for (AutoSelect& s : select) decided = s.agree(agreed);
+        return decided;
+    }
+
+    template <typename Seconds>
+    AutoSelect::Step call(Seconds seconds, bool* decision = nullptr) {
+        bool decided = false;
+        AutoSelect::Step step = select.front().next();
+        if (step.timed) {
+            double largest = 0;
+            for (const AutoSelect& s : select) largest = std::max(largest, s.pending_s());
+            for (AutoSelect& s : select) decided = s.agree_call(largest) || decided;
+            if (select.front().needs_agreement()) decided = agree_all() || decided;
+        }
+        step = select.front().next();
+        for (size_t r = 0; r < select.size(); ++r) {
+            AutoSelect& s = select[r];
+            const AutoSelect::Step mine = s.next();
+            EXPECT_EQ(mine.run, step.run);
+            EXPECT_EQ(mine.tree, step.tree);
+            EXPECT_EQ(mine.timed, step.timed);
+            EXPECT_EQ(mine.watched, step.watched);
+            if (step.timed || step.watched) {
+                s.record(seconds(static_cast<int>(r), step));
+            } else {
+                s.count();
+            }
+        }
+        for (const AutoSelect& s : select) EXPECT_EQ(s.needs_agreement(), select.front().needs_agreement());
+        if (select.front().needs_agreement()) decided = agree_all() || decided;
+        if (decision != nullptr) *decision = decided;
+        return step;
+    }
+    AutoSelect& operator*() { return select.front(); }
+    AutoSelect* operator->() { return &select.front(); }
+};
+
+// The contender a step runs: a tree, or trees() for native.
+int contender(const AutoSelect& select, const AutoSelect::Step& step) {
+    return step.run == AutoSelect::Run::native ? select.trees() : step.tree;
+}
+
+TEST(AutoSelect, NativeRunsTheFirstTrialCall) {
+    AutoSelect select(3);
+    const AutoSelect::Step step = select.next();
+    EXPECT_EQ(step.run, AutoSelect::Run::native);
+    EXPECT_TRUE(step.timed);
+    EXPECT_EQ(select.pending_s(), 0.0) << "nothing to agree on before the first trial call";
+}
+
+// A first call over twice the best seen so far leaves at once: the contender never runs again, and the trials go
+// on with the others.
+TEST(AutoSelect, AFirstCallOverTwiceTheBestLeavesAtOnce) {
+    Ranks ranks(1, 3);
+    const std::vector<double> times = {2.5, 0.9, 0.6, 1.0};  // trees 0, 1, 2, native
+    std::vector<int> calls(4, 0);
+    auto seconds = [&](int, const AutoSelect::Step& step) {
+        return times[static_cast<size_t>(contender(*ranks, step))];
+    };
+    for (int call = 0; call < 4; ++call) ++calls[static_cast<size_t>(contender(*ranks, ranks.call(seconds)))];
+    EXPECT_EQ(calls, (std::vector<int>{1, 1, 1, 1})) << "native first, then the trees in order";
+    ASSERT_EQ(ranks->dropped().size(), 1u) << "tree 0 left at the start of the call after its first";
+    const AutoSelect::Drop drop = ranks->dropped().front();
+    EXPECT_EQ(drop.contender, 0);
+    EXPECT_EQ(drop.reason, AutoSelect::DropReason::first_call);
+    EXPECT_EQ(drop.first_s, 2.5);
+    EXPECT_EQ(drop.best_s, 1.0) << "native's first call was the best then";
+    bool decided = false;
+    for (int call = 4; call < 100 && !decided; ++call) {
+        const AutoSelect::Step step = ranks.call(seconds, &decided);
+        EXPECT_NE(contender(*ranks, step), 0) << "call " << call;
+    }
+    ASSERT_TRUE(decided);
+    EXPECT_EQ(ranks->choice(), AutoSelect::Run::planned);
+    EXPECT_EQ(ranks->tree(), 2) << "the trials chose the fastest tree, and its confirmation kept it";
+    EXPECT_EQ(ranks->trial_calls(), 1 + 3 * AutoSelect::kTrials) << "tree 0 ran once";
+    EXPECT_EQ(std::string(drop_reason_name(drop.reason)), "first call over 2x the best");
+}
+
+// A tree 10x slower than native costs one call: with one tree, native is left alone and decided at once.
+TEST(AutoSelect, ATenTimesSlowerTreeCostsOneCall) {
+    Ranks ranks(1, 1);
+    auto seconds = [&](int, const AutoSelect::Step& step) { return step.run == AutoSelect::Run::native ? 1.0 : 10.0; };
+    EXPECT_EQ(ranks.call(seconds).run, AutoSelect::Run::native);
+    EXPECT_EQ(ranks.call(seconds).run, AutoSelect::Run::planned);
+    bool decided = false;
+    const AutoSelect::Step third = ranks.call(seconds, &decided);
+    EXPECT_TRUE(decided);
+    EXPECT_EQ(third.run, AutoSelect::Run::native);
+    EXPECT_FALSE(third.timed || third.watched) << "decided native: the pass-through";
+    EXPECT_TRUE(ranks->settled_native());
+    EXPECT_EQ(ranks->trial_calls(), 2);
+    EXPECT_EQ(ranks->trials_end(), AutoSelect::TrialsEnd::one_left);
+    EXPECT_EQ(ranks->native_s(), 1.0);
+    EXPECT_EQ(ranks->tree_median_s(0), 10.0);
+}
+
+// Trees slower than native but under twice its time: their extra time, summed, ends the trials once it passes one
+// native call's worth; native stays.
+TEST(AutoSelect, TheExtraTimeBoundEndsTheTrials) {
+    Ranks ranks(1, 1);
+    auto seconds = [&](int, const AutoSelect::Step& step) { return step.run == AutoSelect::Run::native ? 1.0 : 1.3; };
+    bool decided = false;
+    int calls = 0;
+    while (!decided && calls < 100) {
+        ranks.call(seconds, &decided);
+        ++calls;
+    }
+    EXPECT_TRUE(ranks->settled_native());
+    // N T N T N T N T: the fourth tree call's 0.3 s brings the extra time to 1.2 s, over 1.0 s: agreed at the
+    // next call's start, which is then decided.
+    EXPECT_EQ(ranks->trial_calls(), 8);
+    EXPECT_EQ(calls, 9);
+    EXPECT_EQ(ranks->trials_end(), AutoSelect::TrialsEnd::extra_time);
+    EXPECT_NEAR(ranks->trial_extra_s(), 1.2, 1e-12);
+    EXPECT_NEAR(ranks->trial_extra_bound_s(), 1.0, 1e-12);
+}
+
+// Spent within the first turns: the trees not reached leave without a call, the others are judged on what they
+// ran; a tree clearly faster than native still wins (and is then confirmed).
+TEST(AutoSelect, ExtraTimeSpentEarlyLeavesTheTreesNotReached) {
+    Ranks slow(1, 5);
+    auto all_slower = [&](int, const AutoSelect::Step& step) {
+        return step.run == AutoSelect::Run::native ? 1.0 : 1.5;
+    };
+    bool decided = false;
+    int calls = 0;
+    while (!decided && calls < 100) {
+        slow.call(all_slower, &decided);
+        ++calls;
+    }
+    EXPECT_TRUE(slow->settled_native());
+    EXPECT_EQ(slow->trials_end(), AutoSelect::TrialsEnd::extra_time);
+    EXPECT_EQ(slow->trial_calls(), 4) << "native, then trees 0, 1, 2: 1.5 s extra after tree 2's call";
+    ASSERT_EQ(slow->dropped().size(), 5u);
+    EXPECT_EQ(slow->dropped()[0].contender, 4);
+    EXPECT_EQ(slow->dropped()[0].reason, AutoSelect::DropReason::not_reached);
+    EXPECT_EQ(slow->dropped()[0].first_s, 0.0);
+    EXPECT_EQ(slow->dropped()[1].contender, 3);
+    for (size_t i = 2; i < 5; ++i) EXPECT_EQ(slow->dropped()[i].reason, AutoSelect::DropReason::clearly_slower);
+
+    Ranks one_fast(1, 3);
+    const std::vector<double> times = {0.8, 1.6, 1.6, 1.0};  // trees 1 and 2 at twice the best, not over it
+    auto one_faster = [&](int, const AutoSelect::Step& step) {
+        return times[static_cast<size_t>(contender(*one_fast, step))];
+    };
+    // Extra time: N, 0 (-0.2 s), 1 (+0.4 s), 2 (+1.0 s), N, 0 (+0.8 s), 1 (+1.4 s), agreed at the eighth call's
+    // start, which then confirms tree 0.
+    for (int call = 0; call < 7; ++call) one_fast.call(one_faster);
+    EXPECT_TRUE(one_fast->dropped().empty());
+    const AutoSelect::Step eighth = one_fast.call(one_faster);
+    EXPECT_FALSE(one_fast->decided());
+    EXPECT_TRUE(eighth.watched) << "the confirmation's first call";
+    EXPECT_EQ(one_fast->tree(), 0) << "clearly faster than native on its one sample";
+    EXPECT_EQ(one_fast->trials_end(), AutoSelect::TrialsEnd::extra_time);
+}
+
+// Ranks with different times (the root's real, the others' zero, as for MPI_Reduce; or each its own, as for an
+// allreduce) take every step at the same call, through trials, drops, confirmation, decided windows and restarts.
+TEST(AutoSelect, EveryRankTakesTheSameStepsOnTheSameAgreedNumbers) {
+    for (bool reduce : {true, false}) {
+        Ranks ranks(4, 4);
+        uint64_t state = 12345;
+        auto noise = [&] {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            return static_cast<double>(state >> 11) / static_cast<double>(1ull << 53);
+        };
+        const std::vector<double> base = {1.0, 3.5, 0.7, 1.1, 1.0};  // trees 0 .. 3, native
+        int decisions = 0;
+        for (int call = 0; call < 4 * AutoSelect::kWindow; ++call) {
+            bool decided = false;
+            const double drift = call > 2 * AutoSelect::kWindow ? 3.0 : 1.0;  // a drift restarts the trials
+            ranks.call(
+                [&](int rank, const AutoSelect::Step& step) {
+                    if (reduce && rank != 0) return 0.0;
+                    return drift * base[static_cast<size_t>(contender(*ranks, step))] * (1.0 + 0.3 * noise());
+                },
+                &decided);
+            decisions += decided ? 1 : 0;
+            for (const AutoSelect& s : ranks.select) {
+                ASSERT_EQ(s.decided(), ranks->decided()) << "call " << call;
+                ASSERT_EQ(s.dropped().size(), ranks->dropped().size()) << "call " << call;
+            }
+        }
+        EXPECT_GE(decisions, 2) << (reduce ? "reduce" : "allreduce");
+    }
 }
 
 }  // namespace

@@ -96,6 +96,27 @@ TEST(NativeFailures, OtherVersionsAndLibraries) {
     EXPECT_FALSE(failure("", 1 << 20));
 }
 
+// What tests/mpi/reduce_datatypes_test.cpp reproduces on Debian 12's Open MPI 4.1.4 (docs/testing.md): a root
+// receiving at MPI_BOTTOM, in place or not, at any root and size; MPICH 4.0.2 receives there.
+TEST(NativeFailures, OpenMpiRootReceivingAtMPIBottom) {
+    const MpiLibrary open_mpi = parse_mpi_library(kOpenMpi);
+    for (int size : {2, 3, 4, 7}) {
+        for (int root : {0, size - 1}) {
+            for (bool in_place : {false, true}) {
+                NativeReduceCall call{size, root, in_place, 20, true, /*recv_at_bottom=*/true};
+                EXPECT_NE(known_native_reduce_failure(open_mpi, call), nullptr) << size << root << in_place;
+                call.recv_at_bottom = false;
+                EXPECT_EQ(known_native_reduce_failure(open_mpi, call), nullptr) << size << root << in_place;
+            }
+        }
+    }
+    const NativeReduceCall one_rank{1, 0, false, 20, true, true};
+    EXPECT_EQ(known_native_reduce_failure(open_mpi, one_rank), nullptr) << "one rank: seen to work";
+    const std::string why = known_native_reduce_failure(open_mpi, {4, 0, false, 20, true, true});
+    EXPECT_NE(why.find("MPI_BOTTOM"), std::string::npos) << why;
+    EXPECT_EQ(known_native_reduce_failure(parse_mpi_library(kMpich), {4, 0, false, 20, true, true}), nullptr);
+}
+
 TEST(AutoSelect, ExcludedNativeIsNeverTriedAgain) {
     redux::AutoSelect select;
     select.record(1.0);  // one planned trial, then the root turns out to be in place

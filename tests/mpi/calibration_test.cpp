@@ -247,9 +247,29 @@ TEST_F(Calibration, AutoLogsItsDecision) {
             << "planned_s is the median of the tree kept";
     }
     const int contenders = static_cast<int>(tried.size()) + 1;
-    EXPECT_EQ(trials % redux::AutoSelect::kTrials, 0) << "whole turns";
-    EXPECT_GE(trials, contenders * redux::AutoSelect::kTrials) << "every tree and native, a round each";
+    EXPECT_GE(trials, 2) << "native's first call, then the model's tree's";
     EXPECT_LE(trials, contenders * redux::AutoSelect::kTrials * redux::AutoSelect::kMaxRounds);
+    // What left the trials and why; how they ended.
+    ASSERT_TRUE(decision["dropped"].is_array());
+    int first_call_drops = 0;
+    for (const nlohmann::json& drop : decision["dropped"]) {
+        const std::string name = drop["strategy"].get<std::string>();
+        EXPECT_TRUE(name == "native" || std::find(tried.begin(), tried.end(), name) != tried.end()) << name;
+        const std::string reason = drop["reason"].get<std::string>();
+        EXPECT_TRUE(reason == "first call over 2x the best" || reason == "clearly slower" || reason == "not reached")
+            << reason;
+        if (reason == "first call over 2x the best") {
+            ++first_call_drops;
+            EXPECT_GT(drop["first_s"].get<double>(), 2 * drop["best_s"].get<double>());
+            EXPECT_NE(name, "native") << "native runs first and sets the best";
+        }
+    }
+    const std::string end = decision["trials_end"].get<std::string>();
+    EXPECT_TRUE(end == "one left" || end == "last round" || end == "extra time") << end;
+    if (end == "extra time") {
+        EXPECT_GT(decision["trial_extra_s"].get<double>(), decision["trial_extra_bound_s"].get<double>());
+    }
+    EXPECT_LE(first_call_drops, contenders - 1);
     // A tree the trials chose is confirmed in place: kept only if its median there is below native's (a tie: native).
     const bool confirmed = decision["confirm_planned_s"].is_number() && decision["confirm_native_s"].is_number();
     const bool tree_won_in_place =
@@ -260,9 +280,9 @@ TEST_F(Calibration, AutoLogsItsDecision) {
         EXPECT_FALSE(native_faster) << "a tree is kept only when clearly faster";
         EXPECT_TRUE(tree_won_in_place) << "and faster in place too";
     } else {
-        EXPECT_TRUE(native_faster || trials >= redux::AutoSelect::kMaxTrialCalls || (confirmed && !tree_won_in_place))
-            << "native when faster than every tree, when no tree was clearly faster after the last round, or when "
-               "the tree the trials chose was not faster in place";
+        EXPECT_TRUE(native_faster || end != "one left" || (confirmed && !tree_won_in_place))
+            << "native when faster than every tree, when no tree was clearly faster after the last round or when "
+               "the trials' extra time was spent, or when the tree the trials chose was not faster in place";
     }
     const nlohmann::json& plan = lines[2];
     EXPECT_EQ(plan["event"], "new plan");

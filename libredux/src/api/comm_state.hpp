@@ -82,6 +82,8 @@ struct CachedPlan {
     AutoSelect auto_select;           // REDUX_ALGORITHM=auto only: which tree runs, or native
     PlanReport report;                // for the decision log
     std::vector<char> in_place_copy;  // the root's data, when auto runs native from a copy (auto_select.hpp)
+    std::vector<char> recv_copy;      // the root's result, when auto runs native into a buffer of its own
+    std::vector<char> pack_scratch;   // for copying recv_copy into place
     FamilyScratch family_scratch;     // MPI_Allreduce and MPI_Reduce_scatter_block's scratch vectors
 };
 

@@ -13,8 +13,8 @@
 // given by the call or the environment, one number with no latency part, the vector is not segmented. auto then
 // measures that tree and selection's runners-up against the MPI library's own reduce, each with its program made
 // here (a program is a few ints per child); its AutoSelect is told here what it needs to know about the library's
-// reduce on the key: whether to try it at all (predefined datatypes only) and whether it fails when the root passes
-// MPI_IN_PLACE (policy/auto_select.hpp).
+// reduce on the key: whether it fails when the root passes MPI_IN_PLACE, or when the root's recvbuf is MPI_BOTTOM
+// (policy/auto_select.hpp).
 #include "api/planning.hpp"
 
 #include "api/mpi_identity.h"
@@ -369,10 +369,16 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
                                    [&](const PlannedTree& t) { return t.predicted_s > halving.predicted_s; });
             cached.trees.insert(at, std::move(halving));
         }
-        const char* in_place_failure = known_native_reduce_failure(
-            loaded_mpi_library(), {state.size, key.root, /*in_place=*/true, report.bytes, key.commutative});
-        cached.auto_select = AutoSelect(static_cast<int>(cached.trees.size()),
-                                        /*native_tried=*/key.datatype != MPI_DATATYPE_NULL, in_place_failure);
+        // A root's recvbuf at MPI_BOTTOM needs a datatype of absolute addresses: a derived one.
+        const MpiLibrary& library = loaded_mpi_library();
+        KnownNativeFailures failures;
+        failures.root_in_place = known_native_reduce_failure(
+            library, {state.size, key.root, /*in_place=*/true, report.bytes, key.commutative});
+        if (key.datatype == MPI_DATATYPE_NULL) {
+            failures.root_recv_at_bottom = known_native_reduce_failure(
+                library, {state.size, key.root, false, report.bytes, key.commutative, /*recv_at_bottom=*/true});
+        }
+        cached.auto_select = AutoSelect(static_cast<int>(cached.trees.size()), failures);
     }
     if (cached.trees.front().family == FamilyAlgorithm::tree) report.shared_cores_floor_s = best.shared_cores_floor_s;
     return MPI_SUCCESS;
@@ -446,8 +452,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
             report.predicted_by_strategy_s.emplace_back(tree.name(), tree.predicted_s);
         }
         if (key.algorithm == REDUX_ALGORITHM_AUTO) {
-            cached->auto_select = AutoSelect(static_cast<int>(cached->trees.size()),
-                                             /*native_tried=*/key.datatype != MPI_DATATYPE_NULL, nullptr);
+            cached->auto_select = AutoSelect(static_cast<int>(cached->trees.size()));
         }
     } else {
         REDUX_MPI(plan_reduce(state, key, costs, *cached));

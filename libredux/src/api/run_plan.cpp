@@ -7,8 +7,11 @@
 // barrier up to a few latencies apart, so a root that leaves late finds its children's messages already there, and
 // the leaves of a wide tree, let go late, delay the root.
 //
-// Every time is the root's: the reduction is done when the root has the result (the benchmark's latency too), and
-// on ranks that share cores another rank's time counts whatever it spends descheduled after its part is done.
+// An MPI_Reduce's time is the root's: the reduction is done when the root has the result (the benchmark's latency
+// too), and on ranks that share cores another rank's time counts whatever it spends descheduled after its part is
+// done. An MPI_Allreduce's or MPI_Reduce_scatter_block's is the slowest rank's: it is done when every rank has its
+// part. Each trial call's time is agreed at the next trial call's start, in the messages that start the ranks
+// together; the rounds' quartiles, the confirmation's and decided windows' medians by an allreduce.
 //
 // Where the library's reduce is known to fail when the root passes MPI_IN_PLACE, only the root knows whether a
 // call is in place: a step with agree_in_place first agrees on it (an allreduce), and once the root did, native is
@@ -107,6 +110,37 @@ const void* copy_of_root_data(CachedPlan& cached, const ReduceCall& call, const 
     return cached.in_place_copy.data() - layout.true_lb;
 }
 
+// The library's reduce as auto runs it: from a copy of the root's data where the library fails when the root
+// passes MPI_IN_PLACE, and into a receive buffer of the key's (allocated once), then copied into place by the
+// datatype (its gaps left alone), where the library leaves a root's result at MPI_BOTTOM unwritten.
+int run_native(const ReduceCall& call, const Route& route, const AutoSelect& select, bool root_in_place) {
+    CachedPlan& cached = *route.plan->plan;
+    const ElementLayout& layout = route.plan->layout;
+    const void* sendbuf =
+        select.native_needs_copy(root_in_place) ? copy_of_root_data(cached, call, layout) : call.sendbuf;
+    const bool root_recv_at_bottom =
+        call.collective == Collective::reduce && route.state->rank == call.root && call.recvbuf == MPI_BOTTOM;
+    if (!select.native_needs_recv_copy(root_recv_at_bottom)) return library_reduce(sendbuf, call, route.state->comm);
+    const size_t span = layout.span_bytes(call.count);
+    if (cached.recv_copy.size() < span) cached.recv_copy.resize(span);
+    const ReduceCall into{call.sendbuf,
+                          cached.recv_copy.data() - layout.true_lb,
+                          call.count,
+                          call.datatype,
+                          call.op,
+                          call.root,
+                          call.comm,
+                          call.options,
+                          call.defaults_but_algorithm,
+                          call.generation,
+                          call.collective};
+    if (sendbuf == MPI_IN_PLACE) {  // the root's data, where the library takes it in place
+        REDUX_MPI(copy_elements(call.recvbuf, into.recvbuf, call.count, call.datatype, layout, cached.pack_scratch));
+    }
+    REDUX_MPI(library_reduce(sendbuf, into, route.state->comm));
+    return copy_elements(into.recvbuf, call.recvbuf, call.count, call.datatype, layout, cached.pack_scratch);
+}
+
 // The decision log's fields for the decision AutoSelect just made.
 void report_decision(CachedPlan& cached, const AutoSelect& select) {
     PlanReport& report = cached.report;
@@ -115,6 +149,15 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
     report.trial_calls = select.trial_calls();
     report.trial_medians_s.clear();
     for (int t = 0; t < select.trees(); ++t) report.trial_medians_s.push_back(select.tree_median_s(t));
+    report.dropped.clear();
+    for (const AutoSelect::Drop& drop : select.dropped()) {
+        const bool native = drop.contender == select.trees();
+        const std::string name = native ? "native" : cached.trees[static_cast<size_t>(drop.contender)].name();
+        report.dropped.push_back({name, drop_reason_name(drop.reason), drop.first_s, drop.best_s});
+    }
+    report.trials_end = trials_end_name(select.trials_end());
+    report.trial_extra_s = select.trial_extra_s();
+    report.trial_extra_bound_s = select.trial_extra_bound_s();
     report.confirm_planned_s.reset();
     report.confirm_native_s.reset();
     if (select.confirmed()) {
@@ -125,6 +168,35 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
     report.strategy = select.choice() == AutoSelect::Run::native ? std::string("native") : chosen.name();
     report.predicted_s = chosen.predicted_s;
     report.segments = chosen.segments;
+}
+
+void log_decision(const CommState& state, CachedPlan& cached, const AutoSelect& select) {
+    report_decision(cached, select);
+    log_plan(state, cached, "auto decision", true);
+}
+
+// The agreement AutoSelect asks for: the ranks' local() reduced with MPI_MAX.
+int agree(const CommState& state, CachedPlan& cached, AutoSelect& select) {
+    const std::vector<double> mine = select.local();
+    std::vector<double> agreed(mine.size());
+    REDUX_MPI(
+        allreduce_yielding(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, state.comm));
+    if (select.agree(agreed)) log_decision(state, cached, select);
+    return MPI_SUCCESS;
+}
+
+// A trial call's start, every rank together, agreeing on the way on the previous trial call's time (the largest
+// of the ranks' records: the root's alone for MPI_Reduce). Where that ends a round early (a contender left, or the
+// trials' extra time is spent), the round's agreement follows and, if the next step is still a trial, a second
+// start together.
+int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cached, AutoSelect& select, double& start) {
+    double agreed_s = 0.0;
+    REDUX_MPI(start_together_yielding(state.comm, call.root, start, select.pending_s(), agreed_s));
+    if (select.agree_call(agreed_s)) log_decision(state, cached, select);
+    if (!select.needs_agreement()) return MPI_SUCCESS;
+    REDUX_MPI(agree(state, cached, select));
+    if (!select.next().timed) return MPI_SUCCESS;
+    return start_together_yielding(state.comm, call.root, start, 0.0, agreed_s);
 }
 
 [[gnu::noinline]] int run_auto(const ReduceCall& call, const Route& route, redux_call_info* info) {
@@ -145,23 +217,21 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
             log_plan(state, cached, "auto decision", true);
         }
     }
-    const bool timing = step.timed || step.watched;  // native once decided: the pass-through, not timed
     // A reduce is done when its root has the result; an allreduce or reduce-scatter when the last rank has its
     // part: every rank's time is recorded, and the agreements' MPI_MAX takes the slowest rank's.
     const bool timed_here = state.rank == call.root || call.collective != Collective::reduce;
     double start = 0.0;
     if (step.timed) {
-        REDUX_MPI(start_together_yielding(state.comm, call.root, start));
-    } else if (timing && timed_here) {
-        start = MPI_Wtime();
+        REDUX_MPI(start_trial(call, state, cached, select, start));
+        step = select.next();
     }
+    const bool timing = step.timed || step.watched;  // native once decided: the pass-through, not timed
+    if (!step.timed && timing && timed_here) start = MPI_Wtime();
     const bool planned = step.run == AutoSelect::Run::planned;
     if (planned) {
         REDUX_MPI(run_tree(call, route, step.tree));
     } else {
-        const void* sendbuf =
-            select.native_needs_copy(in_place) ? copy_of_root_data(cached, call, route.plan->layout) : call.sendbuf;
-        REDUX_MPI(library_reduce(sendbuf, call, state.comm));
+        REDUX_MPI(run_native(call, route, select, in_place));
     }
     if (timing) {  // zeros where not timed, so that the agreements' MPI_MAX is the timed ranks'
         select.record(timed_here ? MPI_Wtime() - start : 0.0);
@@ -172,16 +242,7 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
         *info = planned ? planned_info(cached, cached.trees[static_cast<size_t>(step.tree)])
                         : redux_call_info{0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
     }
-    if (select.needs_agreement()) {
-        const std::vector<double> mine = select.local();
-        std::vector<double> agreed(mine.size());
-        REDUX_MPI(allreduce_yielding(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX,
-                                     state.comm));
-        if (select.agree(agreed)) {
-            report_decision(cached, select);
-            log_plan(state, cached, "auto decision", true);
-        }
-    }
+    if (select.needs_agreement()) REDUX_MPI(agree(state, cached, select));
     return MPI_SUCCESS;
 }
 

@@ -6,6 +6,8 @@
 
 #include <sched.h>
 
+#include <algorithm>
+
 namespace redux {
 
 namespace {
@@ -70,30 +72,34 @@ int barrier_yielding(MPI_Comm comm) {
     return wait_internal(request);
 }
 
-int start_together_yielding(MPI_Comm comm, int root, double& start_s) {
+int start_together_yielding(MPI_Comm comm, int root, double& start_s, double mine, double& largest) {
     int rank = 0, size = 0;
     REDUX_MPI(PMPI_Comm_rank(comm, &rank));
     REDUX_MPI(PMPI_Comm_size(comm, &size));
-    if (rank != root) {  // empty messages: point-to-point ones are matched all the same
+    if (rank != root) {
         MPI_Request came = MPI_REQUEST_NULL, go = MPI_REQUEST_NULL;
-        REDUX_MPI(PMPI_Irecv(nullptr, 0, MPI_BYTE, root, tags::kStart, comm, &go));
-        REDUX_MPI(PMPI_Isend(nullptr, 0, MPI_BYTE, root, tags::kStart, comm, &came));
+        REDUX_MPI(PMPI_Irecv(&largest, 1, MPI_DOUBLE, root, tags::kStart, comm, &go));
+        REDUX_MPI(PMPI_Isend(&mine, 1, MPI_DOUBLE, root, tags::kStart, comm, &came));
         REDUX_MPI(wait_internal(go));
         start_s = MPI_Wtime();
         return wait_internal(came);
     }
+    largest = mine;
     for (int other = 0; other < size; ++other) {  // hear from everyone, in any order: each has come or will
         if (other == root) continue;
+        double theirs = 0;
         MPI_Request came = MPI_REQUEST_NULL;
-        REDUX_MPI(PMPI_Irecv(nullptr, 0, MPI_BYTE, other, tags::kStart, comm, &came));
+        REDUX_MPI(PMPI_Irecv(&theirs, 1, MPI_DOUBLE, other, tags::kStart, comm, &came));
         REDUX_MPI(wait_internal(came));
+        largest = std::max(largest, theirs);
     }
     start_s = MPI_Wtime();
     for (int other = 0; other < size; ++other) {  // then let everyone go at once
         if (other == root) continue;
+        // One double goes out eagerly: the wait returns at once, and `largest` stays put until it does.
         MPI_Request go = MPI_REQUEST_NULL;
-        REDUX_MPI(PMPI_Isend(nullptr, 0, MPI_BYTE, other, tags::kStart, comm, &go));
-        REDUX_MPI(PMPI_Request_free(&go));  // an empty send completes once matched
+        REDUX_MPI(PMPI_Isend(&largest, 1, MPI_DOUBLE, other, tags::kStart, comm, &go));
+        REDUX_MPI(wait_internal(go));
     }
     return MPI_SUCCESS;
 }

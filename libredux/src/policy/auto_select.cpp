@@ -17,10 +17,9 @@ double quantile(std::vector<double> v, int numerator, int denominator) {
 
 }  // namespace
 
-AutoSelect::AutoSelect(int trees, bool native_tried, const char* native_in_place_failure)
-    : native_in_place_failure_(native_in_place_failure), trees_(std::clamp(trees, 1, kMaxTrees)) {
+AutoSelect::AutoSelect(int trees, KnownNativeFailures native_failures)
+    : failures_(native_failures), trees_(std::clamp(trees, 1, kMaxTrees)) {
     restart_trials();
-    if (!native_tried) exclude_native();
 }
 
 AutoSelect::Step AutoSelect::next() const {
@@ -29,10 +28,10 @@ AutoSelect::Step AutoSelect::next() const {
         return {native ? Run::native : Run::planned, native ? 0 : tree_, false, true};
     }
     if (decided_) return {choice_, tree_, false, choice_ == Run::planned && !native_excluded_};
-    const int arm = running_[static_cast<size_t>(round_calls_) % running_.size()];
+    const int arm = running_[turn_];
     // Asked of trial calls only, which start every rank together anyway; other native calls take a copy of the
     // root's data (native_needs_copy).
-    const bool agree_in_place = native_in_place_failure_ != nullptr;
+    const bool agree_in_place = failures_.root_in_place != nullptr;
     if (arm == native_arm()) return {Run::native, 0, true, false, agree_in_place};
     return {Run::planned, arm, true, false, agree_in_place};
 }
@@ -44,18 +43,82 @@ void AutoSelect::record(double seconds) {
         return;
     }
     if (!decided_) {
-        samples_[static_cast<size_t>(running_[static_cast<size_t>(round_calls_) % running_.size()])].push_back(seconds);
-        ++round_calls_;
+        const int arm = running_[turn_];
+        samples_[static_cast<size_t>(arm)].push_back(seconds);
+        ++round_calls_[static_cast<size_t>(arm)];
+        pending_ = arm;
+        pending_s_ = seconds;
+        turn_ = (turn_ + 1) % running_.size();
         return;
     }
     window_.push_back(seconds);
     ++calls_since_decision_;
 }
 
+double AutoSelect::native_median_s() const {
+    const std::vector<double>& native = agreed_[static_cast<size_t>(native_arm())];
+    return native.empty() ? 0.0 : median(native);
+}
+
+bool AutoSelect::agree_call(double agreed_s) {
+    if (decided_ || confirming_ || pending_ < 0) return false;
+    const int arm = pending_;
+    pending_ = -1;
+    std::vector<double>& times = agreed_[static_cast<size_t>(arm)];
+    times.push_back(agreed_s);
+    const bool running = std::find(running_.begin(), running_.end(), arm) != running_.end();
+    // A contender that leaves on its first call has cost that call: the extra time counts the others'.
+    const bool leaves = times.size() == 1 && best_s_ > 0 && agreed_s > kFirstCallFactor * best_s_ && running;
+    if (leaves) {
+        medians_[static_cast<size_t>(arm)] = agreed_s;
+        drop(arm, DropReason::first_call);
+    }
+    if (best_s_ <= 0 || agreed_s < best_s_) best_s_ = agreed_s;
+    if (arm != native_arm() && !leaves) {
+        tree_sum_s_ += agreed_s;
+        ++tree_calls_;
+    }
+    const double native_s = native_median_s();
+    extra_s_ = tree_sum_s_ - tree_calls_ * native_s;
+    if (native_s > 0 && extra_s_ > kExtraNativeCalls * native_s && !extra_spent_) {
+        extra_spent_ = true;
+        // The quartiles agreed next cover the contenders that ran; the others leave now.
+        for (size_t i = running_.size(); i-- > 0;) {
+            if (samples_[static_cast<size_t>(running_[i])].empty()) drop(running_[i], DropReason::not_reached);
+        }
+    }
+    if (running_.size() == 1) {  // the first calls left native alone (native runs first and is never dropped so)
+        medians_[static_cast<size_t>(native_arm())] = native_s;
+        end_trials(extra_spent_ ? TrialsEnd::extra_time : TrialsEnd::one_left);
+        int best_tree = 0;
+        for (int t = 1; t < trees_; ++t) {
+            if (medians_[static_cast<size_t>(t)] < medians_[static_cast<size_t>(best_tree)]) best_tree = t;
+        }
+        decide(Run::native, best_tree);
+        return true;
+    }
+    return false;
+}
+
+void AutoSelect::drop(int contender, DropReason reason) {
+    const std::vector<double>& times = agreed_[static_cast<size_t>(contender)];
+    drops_.push_back({contender, reason, times.empty() ? 0.0 : times.front(), best_s_});
+    const auto at = std::find(running_.begin(), running_.end(), contender);
+    const size_t index = static_cast<size_t>(at - running_.begin());
+    running_.erase(at);
+    if (index < turn_) --turn_;
+    if (turn_ >= running_.size()) turn_ = 0;
+}
+
+bool AutoSelect::round_done() const {
+    return std::all_of(running_.begin(), running_.end(),
+                       [&](int arm) { return round_calls_[static_cast<size_t>(arm)] >= kTrials; });
+}
+
 bool AutoSelect::needs_agreement() const {
     if (native_excluded_) return false;
     if (confirming_) return static_cast<int>(confirm_calls()) == 2 * kConfirmCalls;
-    if (!decided_) return round_calls_ == kTrials * static_cast<int>(running_.size());
+    if (!decided_) return extra_spent_ || round_done();
     return static_cast<int>(window_.size()) == kWindow;
 }
 
@@ -82,20 +145,21 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
     if (!decided_) {
         // agreed: {q1, median, q3} of each contender in running_, in order.
         const size_t n = running_.size();
-        std::vector<int> kept;
+        for (size_t i = 0; i < n; ++i) medians_[static_cast<size_t>(running_[i])] = agreed[3 * i + 1];
+        std::vector<int> slower;
         for (size_t i = 0; i < n; ++i) {
-            medians_[static_cast<size_t>(running_[i])] = agreed[3 * i + 1];
             bool clearly_slower = false;
             for (size_t j = 0; j < n; ++j) clearly_slower = clearly_slower || agreed[3 * i] > agreed[3 * j + 2];
-            if (!clearly_slower) kept.push_back(running_[i]);
+            if (clearly_slower) slower.push_back(running_[i]);
         }
-        running_ = kept;
-        round_calls_ = 0;
+        for (int arm : slower) drop(arm, DropReason::clearly_slower);
+        std::fill(round_calls_.begin(), round_calls_.end(), 0);
+        turn_ = 0;
         ++rounds_;
-        if (running_.size() > 1 && rounds_ < kMaxRounds) return false;  // another round
-        trial_calls_ = 0;
-        for (const std::vector<double>& s : samples_) trial_calls_ += static_cast<int>(s.size());
-        confirmed_ = false;
+        if (running_.size() > 1 && rounds_ < kMaxRounds && !extra_spent_) return false;  // another round
+        end_trials(extra_spent_           ? TrialsEnd::extra_time
+                   : running_.size() == 1 ? TrialsEnd::one_left
+                                          : TrialsEnd::last_round);
         const bool native_running = std::find(running_.begin(), running_.end(), native_arm()) != running_.end();
         if (native_running) {
             int best_tree = 0;
@@ -125,6 +189,15 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
     return false;
 }
 
+// The trials are over (a decision or a confirmation follows): what the decision log reports of them.
+void AutoSelect::end_trials(TrialsEnd why) {
+    trials_end_ = why;
+    pending_ = -1;
+    trial_calls_ = 0;
+    for (const std::vector<double>& s : samples_) trial_calls_ += static_cast<int>(s.size());
+    confirmed_ = false;
+}
+
 // planned_s and native_s are the trials' medians: of `tree`, and of native.
 void AutoSelect::decide(Run choice, int tree) {
     choice_ = choice;
@@ -132,10 +205,12 @@ void AutoSelect::decide(Run choice, int tree) {
     native_s_ = medians_[static_cast<size_t>(native_arm())];
     tree_ = choice == Run::native ? 0 : tree;
     decided_ = true;
-    passes_through_ = choice == Run::native && native_in_place_failure_ == nullptr;
+    passes_through_ =
+        choice == Run::native && failures_.root_in_place == nullptr && failures_.root_recv_at_bottom == nullptr;
     baseline_s_ = 0;
     calls_since_decision_ = 0;
     window_.clear();
+    if (choice == Run::planned) window_.reserve(kWindow);  // decided calls allocate nothing
 }
 
 void AutoSelect::exclude_native() {
@@ -145,6 +220,7 @@ void AutoSelect::exclude_native() {
     decided_ = true;
     choice_ = Run::planned;
     tree_ = 0;
+    pending_ = -1;
     window_.clear();
 }
 
@@ -159,11 +235,47 @@ void AutoSelect::restart_trials() {
     confirming_ = false;
     window_.clear();
     running_.clear();
-    for (int arm = 0; arm <= native_arm(); ++arm) running_.push_back(arm);
-    samples_.assign(static_cast<size_t>(native_arm()) + 1, {});
-    medians_.assign(static_cast<size_t>(native_arm()) + 1, std::numeric_limits<double>::infinity());
-    round_calls_ = 0;
+    running_.push_back(native_arm());  // native first: its time is the best seen from the trials' first call
+    for (int arm = 0; arm < native_arm(); ++arm) running_.push_back(arm);
+    const size_t contenders = static_cast<size_t>(native_arm()) + 1;
+    samples_.assign(contenders, {});
+    agreed_.assign(contenders, {});
+    medians_.assign(contenders, std::numeric_limits<double>::infinity());
+    round_calls_.assign(contenders, 0);
+    turn_ = 0;
     rounds_ = 0;
+    pending_ = -1;
+    best_s_ = 0;
+    tree_sum_s_ = 0;
+    tree_calls_ = 0;
+    extra_s_ = 0;
+    extra_spent_ = false;
+    drops_.clear();
+}
+
+const char* drop_reason_name(AutoSelect::DropReason reason) {
+    static_assert(AutoSelect::kFirstCallFactor == 2.0, "the name says 2x");
+    switch (reason) {
+        case AutoSelect::DropReason::first_call:
+            return "first call over 2x the best";
+        case AutoSelect::DropReason::clearly_slower:
+            return "clearly slower";
+        case AutoSelect::DropReason::not_reached:
+            return "not reached";
+    }
+    return "";
+}
+
+const char* trials_end_name(AutoSelect::TrialsEnd end) {
+    switch (end) {
+        case AutoSelect::TrialsEnd::one_left:
+            return "one left";
+        case AutoSelect::TrialsEnd::last_round:
+            return "last round";
+        case AutoSelect::TrialsEnd::extra_time:
+            return "extra time";
+    }
+    return "";
 }
 
 }  // namespace redux

@@ -4,15 +4,23 @@
 // is answered here: api/ asks next() for each call, and its per-thread record of a settled key asks
 // passes_through() (api/settled_native.hpp).
 //
-//   trials   rounds in which every contender still in the running (the trees, then native) runs kTrials
-//            calls, taking turns call by call, each timed from a start the ranks make together; after each round
-//            the quartiles of each contender (all the samples so far) are agreed (the caller's are the root's:
-//            the reduction is done when the root has the result, api/run_plan.cpp). A contender whose first
-//            quartile lies above another's third (the middle halves do not overlap: clearly slower) leaves the
-//            running. The trials end when one is left, or after kMaxRounds rounds: then native if it is still
-//            in the running (a tree must be clearly faster than the MPI library's own, which costs libredux
-//            nothing), else the tree with the smallest median. 5 to 20 samples per contender, more where the
-//            differences are small against the noise. With one tree this is "the tree only when its third
+//   trials   rounds in which every contender still in the running (native first, then the trees) runs kTrials
+//            calls, taking turns call by call, each timed from a start the ranks make together. Each trial call's
+//            time is agreed at the next trial call's start (agree_call: the root's for MPI_Reduce, the slowest
+//            rank's otherwise; api/run_plan.cpp), so native's first call sets the best time seen from the
+//            start, and:
+//              - a contender whose first call takes more than kFirstCallFactor times the best agreed time seen so
+//                far leaves the running at once;
+//              - the trials' extra time, the sum over the trees' trial calls of (agreed time - native's agreed
+//                median so far), may reach kExtraNativeCalls of native's median; beyond it the trials end at once,
+//                on the samples so far (contenders not yet reached leave), as after the last round. A tree that
+//                left on its first call has cost that one call, which the extra time does not count.
+//            After each round the quartiles of each contender (all the samples so far) are agreed. A contender
+//            whose first quartile lies above another's third (the middle halves do not overlap: clearly slower)
+//            leaves the running. The trials end when one is left, or after kMaxRounds rounds: then native if it
+//            is still in the running (a tree must be clearly faster than the MPI library's own, which costs
+//            libredux nothing), else the tree with the smallest median. 5 to 20 samples per contender, more where
+//            the differences are small against the noise. With one tree this is "the tree only when its third
 //            quartile lies below native's first";
 //   confirm  a tree the trials chose then takes turns with native for kConfirmCalls calls each, timed from the
 //            call's start where the program makes it (no start together); the agreed medians keep the tree only
@@ -23,14 +31,14 @@
 //            baseline, a later one off it by more than kDriftFactor either way starts the trials again.
 //            Native: the pass-through, not timed at all. Either way, kRecheckEvery calls after the decision
 //            the trials start again, every tree back in the running;
-//   excluded native is never run: tree 0 on every call, untimed, with no agreement ever again. From the start
-//            for a key whose datatype is derived (Open MPI 4.1's reduce can leave the root's result unwritten
-//            for an absolute-address datatype at MPI_BOTTOM after a planned call of the same key, and derived
-//            datatypes are not where the library's own tuning is likely to win). On a key where the library's
-//            reduce is known to fail when the root passes MPI_IN_PLACE (policy/native_failures.hpp), from the
-//            first trial at which the ranks agree that it did: until then each trial asks for that agreement
-//            (Step::agree_in_place), and a native call whose root passes MPI_IN_PLACE hands the library a copy
-//            of the root's data (native_needs_copy).
+//   excluded native is never run: tree 0 on every call, untimed, with no agreement ever again. On a key where
+//            the library's reduce is known to fail when the root passes MPI_IN_PLACE (policy/native_failures.hpp),
+//            from the first trial at which the ranks agree that it did: until then each trial asks for that
+//            agreement (Step::agree_in_place), and a native call whose root passes MPI_IN_PLACE hands the library a
+//            copy of the root's data (native_needs_copy).
+// Where the library's reduce is known to leave the root's result unwritten when the root's recvbuf is MPI_BOTTOM
+// (an absolute-address datatype), native stays a contender: only the root acts, handing the library a receive
+// buffer of libredux's and copying the result into place (native_needs_recv_copy), so nothing is agreed.
 // All of it depends only on call counts and agreed numbers, so every rank takes every step at the same call.
 #pragma once
 
@@ -39,6 +47,13 @@
 #include <vector>
 
 namespace redux {
+
+// Why the MPI library's reduce fails on a key (policy/native_failures.hpp, the same on every rank), or null. The
+// texts are kept, not copied.
+struct KnownNativeFailures {
+    const char* root_in_place = nullptr;        // when the root passes MPI_IN_PLACE
+    const char* root_recv_at_bottom = nullptr;  // when the root's recvbuf is MPI_BOTTOM
+};
 
 class AutoSelect {
 public:
@@ -54,11 +69,29 @@ public:
     static constexpr int kWindow = 1024;
     static constexpr double kDriftFactor = 2.0;
     static constexpr int64_t kRecheckEvery = 1 << 16;
+    // A contender whose first trial call takes more than this times the best agreed trial call so far leaves.
+    static constexpr double kFirstCallFactor = 2.0;
+    // The trials end once the trees' calls have taken more than this many of native's median calls in all
+    // beyond native's median (their extra time).
+    static constexpr double kExtraNativeCalls = 1.0;
 
-    // `trees` planned trees (1 .. kMaxTrees), tree 0 the model's choice. `native_tried` false: native is
-    // excluded from the start. `native_in_place_failure`: why the MPI library's reduce fails on this key when the
-    // root passes MPI_IN_PLACE (policy/native_failures.hpp, the same on every rank), or null. Kept, not copied.
-    explicit AutoSelect(int trees = 1, bool native_tried = true, const char* native_in_place_failure = nullptr);
+    // Why a contender left the trials.
+    enum class DropReason {
+        first_call,      // its first call took more than kFirstCallFactor times the best so far
+        clearly_slower,  // its first quartile lay above another's third after a round
+        not_reached,     // the extra time was spent before its first call
+    };
+    struct Drop {
+        int contender = 0;  // a tree (0 .. trees() - 1), or trees() for native
+        DropReason reason = DropReason::first_call;
+        double first_s = 0;  // its first trial call's agreed time (0 when not reached)
+        double best_s = 0;   // the best agreed trial call when it left
+    };
+    // Why the last trials ended.
+    enum class TrialsEnd { one_left, last_round, extra_time };
+
+    // `trees` planned trees (1 .. kMaxTrees), tree 0 the model's choice.
+    explicit AutoSelect(int trees = 1, KnownNativeFailures native_failures = {});
 
     enum class Run { planned, native };
     struct Step {
@@ -74,15 +107,21 @@ public:
     int trees() const { return trees_; }
     Step next() const;
     void record(double seconds);  // this rank's time for the call next() described, when timed or watched
+
+    // At a trial call's start (a timed step): this rank's time for the last trial call, not agreed yet (0 when
+    // there is none); the caller takes the largest over the ranks as the ranks start together and passes it to
+    // agree_call() before asking next() again. Returns true when it made a decision (one contender left).
+    double pending_s() const { return pending_ >= 0 ? pending_s_ : 0.0; }
+    bool agree_call(double agreed_s);
     // A call next() described as neither timed nor watched. Inline: the settled pass-through calls it.
     void count() {
         if (native_excluded_ || !decided_) return;
         if (++calls_since_decision_ >= kRecheckEvery && choice_ == Run::native) restart_trials();
     }
 
-    // True after record() when the ranks must agree: the caller reduces local() with MPI_MAX and passes the
-    // result to agree(). In trials local() is {q1, median, q3} of each contender in the running (trees in order,
-    // then native); decided, {median of the window}.
+    // True after record() or agree_call() when the ranks must agree: the caller reduces local() with MPI_MAX and
+    // passes the result to agree(). In trials local() is {q1, median, q3} of each contender in the running (in
+    // turn order); decided, {median of the window}.
     bool needs_agreement() const;
     std::vector<double> local() const;
     // Returns true when this agreement made (or re-made) a decision.
@@ -94,9 +133,14 @@ public:
     // The ranks agreed that the root passed MPI_IN_PLACE on a call next() asked that of: native is excluded;
     // returns the step to take instead.
     Step root_passed_in_place();
-    const char* native_in_place_failure() const { return native_in_place_failure_; }
+    const char* native_in_place_failure() const { return failures_.root_in_place; }
     // Whether a native call whose root passes `root_in_place` must hand the library a copy of the root's data.
-    bool native_needs_copy(bool root_in_place) const { return root_in_place && native_in_place_failure_ != nullptr; }
+    bool native_needs_copy(bool root_in_place) const { return root_in_place && failures_.root_in_place != nullptr; }
+    // Whether a native call whose root's recvbuf is MPI_BOTTOM (`root_recv_at_bottom`, asked at the root only)
+    // must hand the library a receive buffer of libredux's and copy the result into place.
+    bool native_needs_recv_copy(bool root_recv_at_bottom) const {
+        return root_recv_at_bottom && failures_.root_recv_at_bottom != nullptr;
+    }
 
     bool decided() const { return decided_; }
     // Decided for native and nothing to time: the call is the pass-through, then count().
@@ -119,30 +163,53 @@ public:
     bool confirmed() const { return confirmed_; }
     double confirm_planned_s() const { return confirm_s_[0]; }
     double confirm_native_s() const { return confirm_s_[1]; }
-    // Agreed trial median of tree t (0 .. trees() - 1) at the last round it ran in, this decision or the last.
+    // Agreed trial median of tree t (0 .. trees() - 1) at the last round it ran in, this decision or the last
+    // (a tree that left after its first call: that call's time).
     double tree_median_s(int t) const { return medians_[static_cast<std::size_t>(t)]; }
+    // The contenders that left the last trials, in the order they left, and why the trials ended.
+    const std::vector<Drop>& dropped() const { return drops_; }
+    TrialsEnd trials_end() const { return trials_end_; }
+    // The last trials' agreed extra time over native (see kExtraNativeCalls), and its bound then.
+    double trial_extra_s() const { return extra_s_; }
+    double trial_extra_bound_s() const { return kExtraNativeCalls * native_median_s(); }
 
 private:
     int native_arm() const { return trees_; }  // contenders: trees 0 .. trees_ - 1, then native
     void restart_trials();
     void decide(Run choice, int tree);
+    void end_trials(TrialsEnd why);
+    void drop(int contender, DropReason reason);
+    bool round_done() const;
+    double native_median_s() const;
     std::size_t confirm_calls() const { return confirm_[0].size() + confirm_[1].size(); }  // tree and native alternate
 
     // What a settled call reads and writes first, together (api/settled_native.hpp).
-    bool passes_through_ = false;  // settled_native() and no native_in_place_failure_
+    bool passes_through_ = false;  // settled_native() and no native failure known on the key
     bool decided_ = false;
     bool native_excluded_ = false;
     Run choice_ = Run::planned;
-    const char* native_in_place_failure_ = nullptr;
+    KnownNativeFailures failures_;
     int64_t calls_since_decision_ = 0;
     int trees_ = 1;
     int tree_ = 0;
     double planned_s_ = 0, native_s_ = 0;
     int trial_calls_ = 0;
-    std::vector<int> running_;                  // contenders still in the trials, in order
-    std::vector<std::vector<double>> samples_;  // by contender, this decision's trials
+    std::vector<int> running_;                  // contenders still in the trials, in turn order: native first
+    size_t turn_ = 0;                           // index in running_ of the next trial call's contender
+    std::vector<std::vector<double>> samples_;  // by contender, this decision's trials: this rank's times
+    std::vector<std::vector<double>> agreed_;   // by contender, this decision's trials: the agreed times
     std::vector<double> medians_;               // by contender, agreed at its last round
-    int round_calls_ = 0, rounds_ = 0;
+    std::vector<int> round_calls_;              // by contender, its calls in this round
+    int rounds_ = 0;
+    int pending_ = -1;  // the contender whose last trial call's time awaits agree_call(), or -1
+    double pending_s_ = 0;
+    double best_s_ = 0;      // the best agreed trial call so far (0: none yet)
+    double tree_sum_s_ = 0;  // agreed times of the trees' trial calls, summed
+    int tree_calls_ = 0;     // and counted
+    double extra_s_ = 0;     // tree_sum_s_ - tree_calls_ * native's median
+    bool extra_spent_ = false;
+    std::vector<Drop> drops_;
+    TrialsEnd trials_end_ = TrialsEnd::one_left;
     bool confirming_ = false;         // the trials chose tree_: it and native now take turns, timed in place
     std::vector<double> confirm_[2];  // tree, native
     double confirm_s_[2] = {0, 0};
@@ -150,5 +217,10 @@ private:
     std::vector<double> window_;
     double baseline_s_ = 0;  // 0: the next window sets it
 };
+
+// For the decision log: "first call over 2x the best", "clearly slower", "not reached"; "one left", "last round",
+// "extra time".
+const char* drop_reason_name(AutoSelect::DropReason reason);
+const char* trials_end_name(AutoSelect::TrialsEnd end);
 
 }  // namespace redux

@@ -9,11 +9,26 @@
 // MPIR_CVAR_REDUCE_SHORT_MSG_SIZE does not move that threshold); non-commutative user ops and messages of 2048
 // bytes or fewer work. Reproducer (no libredux): docs/testing.md, "Known native failures". 4.1.0 to 4.2.0, not seen
 // here, are taken to fail at any size and with any op; 4.2.1 and later to be fixed.
+//
+// Open MPI, the root's recvbuf at MPI_BOTTOM (a datatype of absolute addresses): the reduce returns
+// MPI_SUCCESS and leaves the root's receive buffer as it was. Its tree reduces (coll/base's reduce_generic,
+// behind the tuned component's binomial, binary, pipeline and chain choices) take a null receive buffer at the
+// root for none and accumulate into a temporary buffer instead, and MPI_BOTTOM is the null pointer there.
+// Observed on Debian 12's Open MPI 4.1.4 (2, 3, 4 and 7 ranks, roots 0 and size - 1, in place or not, 20 B to
+// 200 KB; at 2 and 3 ranks 2 KB and more went right, where the tuned component picks another algorithm);
+// MPI_Allreduce and MPI_Reduce_scatter_block into MPI_BOTTOM went right. Other versions, not seen here, are
+// taken to fail alike. MPICH 4.0.2 went right in every case. Reproducer (no libredux): docs/testing.md, "Known
+// native failures".
 #include "policy/native_failures.hpp"
 
 namespace redux {
 
 const char* known_native_reduce_failure(const MpiLibrary& library, const NativeReduceCall& call) {
+    if (library.family == MpiFamily::open_mpi && library.name == "Open MPI" && call.recv_at_bottom &&
+        call.comm_size >= 2) {
+        return "Open MPI's MPI_Reduce leaves the root's result unwritten when its recvbuf is MPI_BOTTOM (its tree "
+               "reduces take a null receive buffer for none)";
+    }
     const bool mpich_4_0_to_4_2_0 = library.family == MpiFamily::mpich && library.name == "MPICH" &&
                                     library.at_least(4, 0, 0) && !library.at_least(4, 2, 1);
     if (!mpich_4_0_to_4_2_0 || !call.in_place || call.root == 0 || call.comm_size < 2) return nullptr;

@@ -9,17 +9,20 @@
 namespace redux {
 
 // One MPI_Reduce call as the library sees it. `in_place`: the root passes MPI_IN_PLACE (only the root knows it;
-// see api/run_plan.cpp for how the ranks agree on it).
+// see api/run_plan.cpp for how the ranks agree on it). `recv_at_bottom`: the root's recvbuf is MPI_BOTTOM (its
+// datatype holds absolute addresses).
 struct NativeReduceCall {
     int comm_size = 1;
     int root = 0;
     bool in_place = false;
     long long bytes = 0;  // count * the datatype's size
     bool commutative = true;
+    bool recv_at_bottom = false;
 };
 
 // Why `library`'s own MPI_Reduce is known to fail on `call`, or nullptr when no failure is known. The text is
-// for the decision log ("MPICH 4.0.2 crashes in MPI_Reduce with MPI_IN_PLACE at a root other than 0 ...").
+// for the decision log ("MPICH 4.0.2 crashes in MPI_Reduce with MPI_IN_PLACE at a root other than 0 ..."). Where
+// several entries apply, the first in the table.
 const char* known_native_reduce_failure(const MpiLibrary& library, const NativeReduceCall& call);
 
 }  // namespace redux

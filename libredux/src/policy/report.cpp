@@ -16,6 +16,11 @@ namespace redux {
 std::string report_json(const PlanReport& r, const char* what) {
     nlohmann::ordered_json predicted = nlohmann::ordered_json::object();
     for (const auto& [name, seconds] : r.predicted_by_strategy_s) predicted[name] = seconds;
+    nlohmann::ordered_json dropped = nlohmann::ordered_json::array();
+    for (const PlanReport::Dropped& d : r.dropped) {
+        dropped.push_back(
+            {{"strategy", d.strategy}, {"reason", d.reason}, {"first_s", d.first_s}, {"best_s", d.best_s}});
+    }
     nlohmann::ordered_json j = {
         {"event", what},
         {"collective", r.collective},
@@ -42,6 +47,10 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"planned_s", r.planned_s ? nlohmann::ordered_json(*r.planned_s) : nlohmann::ordered_json()},
         {"trial_medians_s", r.trial_medians_s},
         {"trial_calls", r.trial_calls},
+        {"dropped", dropped},
+        {"trials_end", r.trials_end.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.trials_end)},
+        {"trial_extra_s", r.trial_extra_s},
+        {"trial_extra_bound_s", r.trial_extra_bound_s},
         {"confirm_planned_s",
          r.confirm_planned_s ? nlohmann::ordered_json(*r.confirm_planned_s) : nlohmann::ordered_json()},
         {"confirm_native_s",
@@ -123,6 +132,20 @@ std::string report_words(const PlanReport& r, const char* what) {
     if (r.native_s && r.planned_s) {
         std::snprintf(tail, sizeof tail, "; measured: tree %.3g s, native %.3g s (medians of %d trial calls)",
                       *r.planned_s, *r.native_s, r.trial_calls);
+        line += tail;
+    }
+    for (const PlanReport::Dropped& d : r.dropped) {
+        if (d.first_s > 0) {
+            std::snprintf(tail, sizeof tail, "; dropped %s (%s: first call %.3g s, best %.3g s)", d.strategy.c_str(),
+                          d.reason.c_str(), d.first_s, d.best_s);
+        } else {
+            std::snprintf(tail, sizeof tail, "; dropped %s (%s)", d.strategy.c_str(), d.reason.c_str());
+        }
+        line += tail;
+    }
+    if (!r.trials_end.empty()) {
+        std::snprintf(tail, sizeof tail, "; trials ended: %s (trees' extra time %.3g s, bound %.3g s)",
+                      r.trials_end.c_str(), r.trial_extra_s, r.trial_extra_bound_s);
         line += tail;
     }
     if (r.confirm_planned_s && r.confirm_native_s) {

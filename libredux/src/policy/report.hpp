@@ -36,6 +36,17 @@ struct PlanReport {
     std::optional<double> native_s, planned_s;  // medians measured by auto
     std::vector<double> trial_medians_s;        // under auto, after its trials: the median of each tree in `tried`
     int trial_calls = 0;                        // the trial calls auto's decision took
+    // Under auto, after its trials: the contenders that left them, in the order they left (policy/auto_select.hpp).
+    struct Dropped {
+        std::string strategy;  // a tree's name, or native
+        std::string reason;    // "first call over 2x the best", "clearly slower", "not reached"
+        double first_s = 0;    // its first trial call's agreed time (0: not reached)
+        double best_s = 0;     // the best agreed trial call when it left
+    };
+    std::vector<Dropped> dropped;
+    std::string trials_end;          // why the trials ended: "one left", "last round", "extra time"
+    double trial_extra_s = 0;        // the trees' trial calls' agreed time beyond native's median, summed
+    double trial_extra_bound_s = 0;  // where the trials end: a native call's worth
     // Where the trials chose a tree: its median and native's over the calls that confirmed it or not, timed in place.
     std::optional<double> confirm_planned_s, confirm_native_s;
     std::string native_excluded;  // why auto does not try the MPI library's reduce (policy/native_failures.hpp)
