@@ -71,9 +71,12 @@ function(_redux_check_mpi_pairing)
 endfunction()
 
 function(redux_add_mpi_test)
-    cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TARGET;TIMEOUT" "RANKS;ARGS;ENVIRONMENT;LABELS")
-    if(NOT arg_NAME OR NOT arg_TARGET)
-        message(FATAL_ERROR "redux_add_mpi_test: NAME and TARGET are required")
+    cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TARGET;TIMEOUT" "RANKS;ARGS;ENVIRONMENT;LABELS;COMMAND")
+    if(NOT arg_NAME OR (NOT arg_TARGET AND NOT arg_COMMAND))
+        message(FATAL_ERROR "redux_add_mpi_test: NAME and TARGET (or COMMAND, a program and its first arguments) are required")
+    endif()
+    if(arg_TARGET)
+        set(arg_COMMAND $<TARGET_FILE:${arg_TARGET}>)
     endif()
     if(arg_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "redux_add_mpi_test: unknown arguments ${arg_UNPARSED_ARGUMENTS}")
@@ -126,7 +129,7 @@ function(redux_add_mpi_test)
         set(test_name "${arg_NAME}.np${ranks}")
         add_test(NAME ${test_name}
             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${vendor_flags} ${forward_flags}
-                    ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${arg_TARGET}> ${MPIEXEC_POSTFLAGS} ${arg_ARGS})
+                    ${MPIEXEC_PREFLAGS} ${arg_COMMAND} ${MPIEXEC_POSTFLAGS} ${arg_ARGS})
         set_tests_properties(${test_name} PROPERTIES
             TIMEOUT ${arg_TIMEOUT}
             LABELS "${labels}"

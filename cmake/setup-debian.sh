@@ -36,7 +36,7 @@ packages=(
     libgtest-dev libgmock-dev libbenchmark-dev
     nlohmann-json3-dev libcli11-dev libglpk-dev libsimgrid-dev
     gfortran graphviz ca-certificates
-    python3-matplotlib clang-format
+    python3-matplotlib python3-mpi4py clang-format
     iproute2 iptables libnetfilter-queue-dev bc iputils-ping
 )
 
