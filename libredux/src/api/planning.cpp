@@ -71,24 +71,27 @@ int measure_on_first_pair(const CommState& state, const void* own_data, int coun
     if (state.size > 1 && state.rank <= 1 && count > 0) {
         const int sample = compute_sample_count(count, layout);
         int packed_bytes = 0, rc = MPI_Pack_size(sample, datatype, state.comm, &packed_bytes);
-        // Rank 1's message: the bytes it packed (0: none), then they.
+        // Rank 1's message: the bytes it packed (0: none, its data is at MPI_BOTTOM), then they.
         std::vector<char> packed(sizeof(int) + static_cast<size_t>(std::max(packed_bytes, 0)));
         int position = 0;
-        if (rc == MPI_SUCCESS && own_data != MPI_BOTTOM) {
-            rc = MPI_Pack(own_data, state.rank == 0 ? 1 : sample, datatype, packed.data() + sizeof(int), packed_bytes,
-                          &position, state.comm);
+        if (rc == MPI_SUCCESS && own_data != MPI_BOTTOM && state.rank == 0) {  // checks the datatype (above)
+            rc = MPI_Pack(own_data, 1, datatype, packed.data() + sizeof(int), packed_bytes, &position, state.comm);
         }
-        MPI_Request request = MPI_REQUEST_NULL;
+        // Rank 1 always sends and rank 0 always receives (a message of the same size on both: packed_bytes is the
+        // datatype's), so that a failure on either side cannot leave the other waiting.
         if (state.rank == 1) {
+            position = 0;
+            if (rc == MPI_SUCCESS && own_data != MPI_BOTTOM) {
+                rc = MPI_Pack(own_data, sample, datatype, packed.data() + sizeof(int), packed_bytes, &position,
+                              state.comm);
+            }
             const int sent = rc == MPI_SUCCESS ? position : 0;
             std::memcpy(packed.data(), &sent, sizeof(int));
-            REDUX_MPI(MPI_Isend(packed.data(), static_cast<int>(packed.size()), MPI_PACKED, 0, tags::kOpSample,
-                                state.comm, &request));
-            REDUX_MPI(wait_yielding(request));
+            REDUX_MPI(send_yielding(packed.data(), static_cast<int>(packed.size()), MPI_PACKED, 0, tags::kOpSample,
+                                    state.comm));
         } else {
-            REDUX_MPI(MPI_Irecv(packed.data(), static_cast<int>(packed.size()), MPI_PACKED, 1, tags::kOpSample,
-                                state.comm, &request));
-            REDUX_MPI(wait_yielding(request));
+            REDUX_MPI(recv_yielding(packed.data(), static_cast<int>(packed.size()), MPI_PACKED, 1, tags::kOpSample,
+                                    state.comm));
             int received = 0;
             std::memcpy(&received, packed.data(), sizeof(int));
             if (rc == MPI_SUCCESS && own_data != MPI_BOTTOM && received > 0) {
@@ -99,6 +102,8 @@ int measure_on_first_pair(const CommState& state, const void* own_data, int coun
                 if (rc == MPI_SUCCESS)
                     rc = measure_compute(own_data, theirs.data(), sample, datatype, op, layout, cost);
             }
+        }
+        if (state.rank == 0) {
             int error_class = MPI_SUCCESS;
             if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
             message[0] = cost.call_s;

@@ -41,6 +41,20 @@ int wait_internal(MPI_Request& request) {
 
 int wait_yielding(MPI_Request& request) { return wait_with(MPI_Test, MPI_Wait, request); }
 
+int send_yielding(const void* buffer, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    if constexpr (kBlockingWaits) return PMPI_Send(buffer, count, datatype, dest, tag, comm);
+    MPI_Request request = MPI_REQUEST_NULL;
+    REDUX_MPI(PMPI_Isend(buffer, count, datatype, dest, tag, comm, &request));
+    return wait_internal(request);
+}
+
+int recv_yielding(void* buffer, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm) {
+    if constexpr (kBlockingWaits) return PMPI_Recv(buffer, count, datatype, source, tag, comm, MPI_STATUS_IGNORE);
+    MPI_Request request = MPI_REQUEST_NULL;
+    REDUX_MPI(PMPI_Irecv(buffer, count, datatype, source, tag, comm, &request));
+    return wait_internal(request);
+}
+
 int bcast_yielding(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     if constexpr (kBlockingWaits) return PMPI_Bcast(buffer, count, datatype, root, comm);
     MPI_Request request = MPI_REQUEST_NULL;

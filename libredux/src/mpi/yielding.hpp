@@ -45,6 +45,11 @@ inline int test_request(MPI_Request& request, int& done) {
 // Completes `request` (started by the caller) through MPI_Test.
 int wait_yielding(MPI_Request& request);
 
+// libredux's own point-to-point bookkeeping (the op's calibration sample): PMPI_Isend / PMPI_Irecv completed through
+// PMPI_Test, unseen by profiling layers, like the collectives here.
+int send_yielding(const void* buffer, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int recv_yielding(void* buffer, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm);
+
 int bcast_yielding(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int allreduce_yielding(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int allgather_yielding(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
