@@ -6,8 +6,9 @@
 #      then a sleep of 20 ns per element: at least the kernel's ~60 us per sleep), 8 B .. 256 KiB. The MPI
 #      library may not reorder a non-commutative op, so its own reduce folds the ranks' values in a row;
 #      libredux's trees fold them in rank order too, with folds on different ranks at once. Vectors stay
-#      whole (--segment-bytes 0): the sleep's fixed cost per call is not in the segment model, which shares
-#      c out among the segments, so the model would cut these vectors into segments that each pay the sleep.
+#      whole (--segment-bytes 0), as in the main job's table in docs/performance.md: the trees themselves are
+#      compared. (Calibration measures the sleep's cost per call, and the segment model charges it to every
+#      segment: without the flag the model chooses its own count.)
 # Then the verdict lines of both (auto against native: faster, slower, or noise when the interquartile
 # ranges overlap) as a summary, and the plots.
 #
