@@ -2,10 +2,10 @@
 //
 // d, c: the call's own (redux_options) first, then REDUX_D / REDUX_C, then measurement. d comes from the link
 // calibration of the communicator (calib/link_calibration.cpp, once per communicator): the flat tree is
-// planned with the slowest link class the communicator has, at the call's message size. c is the op timed on
-// rank 0's own data (calib/compute_cost.cpp) and broadcast, so all plan with the same numbers. Not the
-// maximum over ranks: on oversubscribed or shared nodes that is the noisiest measurement, and rank 0 is as
-// good a sample as any. With REDUX_DEBUG=1 the ranks then compare a hash of the plan they made.
+// planned with the slowest link class the communicator has, at the call's message size. c is the op timed by
+// rank 0 on its data and rank 1's (calib/compute_cost.cpp: c = a + b count, a paid by every application) and
+// broadcast, so all plan with the same numbers. Not the maximum over ranks: on oversubscribed or shared nodes
+// that is the noisiest measurement. With REDUX_DEBUG=1 the ranks then compare a hash of the plan they made.
 //
 // Which tree, in how many segments: plan/select.cpp decides, from the costs and the ranks' placement gathered
 // here. The segment count is forced by redux_options.segment_bytes or REDUX_SEGMENT_BYTES; otherwise the model
