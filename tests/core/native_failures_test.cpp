@@ -96,6 +96,20 @@ TEST(NativeFailures, OtherVersionsAndLibraries) {
     EXPECT_FALSE(failure("", 1 << 20));
 }
 
+// MPICH 4.0's MPI_Reduce_scatter_block: a non-commutative op on a datatype whose lower bound is not 0.
+TEST(NativeFailures, Mpich40ReduceScatterBlockOnAMovedLowerBound) {
+    using redux::known_native_reduce_scatter_block_failure;
+    const MpiLibrary mpich = parse_mpi_library(kMpich);
+    EXPECT_NE(known_native_reduce_scatter_block_failure(mpich, 2, false, true), nullptr);
+    EXPECT_NE(known_native_reduce_scatter_block_failure(mpich, 7, false, true), nullptr);
+    EXPECT_EQ(known_native_reduce_scatter_block_failure(mpich, 2, true, true), nullptr) << "commutative";
+    EXPECT_EQ(known_native_reduce_scatter_block_failure(mpich, 2, false, false), nullptr) << "lower bound 0";
+    EXPECT_EQ(known_native_reduce_scatter_block_failure(mpich, 1, false, true), nullptr) << "one rank";
+    EXPECT_EQ(known_native_reduce_scatter_block_failure(parse_mpi_library(kOpenMpi), 2, false, true), nullptr);
+    EXPECT_EQ(known_native_reduce_scatter_block_failure(parse_mpi_library("MPICH Version:\t4.1.1\n"), 2, false, true),
+              nullptr);
+}
+
 // What tests/mpi/reduce_datatypes_test.cpp reproduces on Debian 12's Open MPI 4.1.4 (docs/testing.md): a root
 // receiving at MPI_BOTTOM, in place or not, at any root and size; MPICH 4.0.2 receives there.
 TEST(NativeFailures, OpenMpiRootReceivingAtMPIBottom) {

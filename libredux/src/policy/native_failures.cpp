@@ -19,6 +19,12 @@
 // MPI_Allreduce and MPI_Reduce_scatter_block into MPI_BOTTOM went right. Other versions, not seen here, are
 // taken to fail alike. MPICH 4.0.2 went right in every case. Reproducer (no libredux): docs/testing.md, "Known
 // native failures".
+//
+// MPICH 4.0, MPI_Reduce_scatter_block with a non-commutative op on a datatype whose lower bound is not 0 (a 2x2
+// matrix of uint32 resized to lower bound -8, extent 32): wrong blocks at 2 ranks, a crash with MPI_IN_PLACE.
+// Observed on Debian 12's MPICH 4.0.2 by tests/mpi/reduce_scatter_block_test.cpp's native calls (PMPI, no libredux
+// algorithm involved); at 3 to 8 ranks those calls went right, taken to fail too. Later versions not seen here are
+// taken to be fixed; Open MPI 4.1.4 went right.
 #include "policy/native_failures.hpp"
 
 namespace redux {
@@ -39,6 +45,15 @@ const char* known_native_reduce_failure(const MpiLibrary& library, const NativeR
     }
     return "MPICH 4.1 to 4.2.0 is reported to crash in its MPI_Reduce with MPI_IN_PLACE at a root other than 0 "
            "(pmodels/mpich#6540, #6893)";
+}
+
+const char* known_native_reduce_scatter_block_failure(const MpiLibrary& library, int comm_size, bool commutative,
+                                                      bool lower_bound_moved) {
+    const bool mpich_4_0 = library.family == MpiFamily::mpich && library.name == "MPICH" && library.at_least(4, 0, 0) &&
+                           !library.at_least(4, 1, 0);
+    if (!mpich_4_0 || commutative || !lower_bound_moved || comm_size < 2) return nullptr;
+    return "MPICH 4.0's MPI_Reduce_scatter_block returns wrong blocks (and crashes in place) for a non-commutative op "
+           "on a datatype whose lower bound is not 0";
 }
 
 }  // namespace redux

@@ -25,4 +25,9 @@ struct NativeReduceCall {
 // several entries apply, the first in the table.
 const char* known_native_reduce_failure(const MpiLibrary& library, const NativeReduceCall& call);
 
+// Why `library`'s own MPI_Reduce_scatter_block is known to fail on a call of `comm_size` ranks whose op is
+// `commutative` or not and whose datatype's lower bound is not 0 (`lower_bound_moved`), or nullptr.
+const char* known_native_reduce_scatter_block_failure(const MpiLibrary& library, int comm_size, bool commutative,
+                                                      bool lower_bound_moved);
+
 }  // namespace redux
