@@ -28,9 +28,8 @@
 # GRID=quick for a look in a minute; GRID=scale: the 4096-rank jobs and 64 KiB on 1024 ranks; GRID=file:PATH: the
 # jobs PATH lists, to run some again) is cut where SimGrid's time grows too fast
 # to fit 30 minutes of a 2-core machine: see the grid_* functions (every size, c/d and commutativity at 16 and 64
-# ranks but c/d 10 from 64 KiB on 64 and at 4 MiB on 16; 8 B and 64 KiB at 256; 8 B only at 1024 and 4096). auto is left out at 4 MiB, at c/d 10 from 64 KiB
-# and from 64 KiB on 1024 ranks,
-# where its trials take minutes of simulation per job. Memory: 4 MiB runs stop at 64 ranks (every rank holds
+# ranks but c/d 10 from 64 KiB on 64 and at 4 MiB on 16; 8 B and 64 KiB at 256; 8 B only at 1024 and 4096). auto is
+# at every point but at 4096 ranks and from 64 KiB on 1024 ranks, where its trials take over 12 minutes per job. Memory: 4 MiB runs stop at 64 ranks (every rank holds
 # several copies of the vector).
 set -euo pipefail
 
@@ -170,11 +169,9 @@ run_job() {
     if [[ ${kind} == libredux ]]; then
         algorithms="optimal,fibonacci,binomial,chain,binary,ksss,two-tree,reduce-scatter"
         [[ ${collective} == reduce ]] || algorithms="optimal,binomial,chain,two-tree,recursive-doubling,reduce-scatter"
-        # auto's trials take minutes of simulation per job at 4 MiB (510 s on 64 ranks) and at c/d 10 from 64 KiB
-        # (over 4 minutes on 16 ranks): left out there
-        # and from 64 KiB on 1024 ranks (over 12 minutes for one job)
-        ((bytes >= 1048576)) || [[ ${ratio} == 10 && ${bytes} -ge 65536 ]] || ((ranks >= 1024 && bytes >= 65536)) ||
-            algorithms="${algorithms},auto"
+        # auto at every point but from 64 KiB on 1024 ranks (GRID=scale: over 12 minutes for one job); its trials
+        # take minutes of simulation per job at 4 MiB (510 s on 64 ranks) and at c/d 10 from 64 KiB
+        ((ranks >= 1024 && bytes >= 65536)) || algorithms="${algorithms},auto"
         # 4096 ranks: the trees the scale targets compare (with chain, two-tree and auto one job ran over 24 minutes)
         ((ranks < 4096)) || algorithms="optimal,fibonacci,binomial,binary,ksss"
         [[ ${collective} == reduce ]] || ((ranks < 1024)) || algorithms="recursive-doubling,reduce-scatter"

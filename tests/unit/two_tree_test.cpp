@@ -145,10 +145,12 @@ TEST(TwoTree, HandWorkedThreeRanks) {
     EXPECT_DOUBLE_EQ(simulate_segments(plan, 1).makespan_s, 2.0);
 }
 
-// Full bandwidth: with many segments, no latency and free folds, the two trees together take about one d (each
-// rank receives and sends one segment per segment time), a single pipelined binary tree about 2d (an inner rank
-// receives two segments per segment it sends).
-TEST(TwoTree, ReachesFullBandwidthWhereOneBinaryTreeGetsHalf) {
+// Bandwidth: with many segments, no latency and free folds, a single pipelined binary tree takes about 2d (an inner
+// rank receives two segments per segment it sends). Each rank of the two trees receives and sends one segment per
+// segment time, which one d would carry; but its sends in the two trees share its link, and where they overlap
+// each moves at half the bandwidth, so the model has them take about 1.4-1.5 d (simulated ranks at 4 MiB took
+// 1.6 d).
+TEST(TwoTree, BeatsOneBinaryTreeThoughItsSendsShareALink) {
     for (int32_t n : {7, 8, 15, 16, 31, 64}) {
         PlanRequest request{n, Costs{1.0, 0.0}, Strategy::two_tree, 0, 0, true};
         request.elements = 1 << 20;
@@ -158,8 +160,9 @@ TEST(TwoTree, ReachesFullBandwidthWhereOneBinaryTreeGetsHalf) {
         const double one = make_plan(request).makespan_s;
         const double h = std::log2(n) + 3;
         EXPECT_GE(two, 1.0) << n;
-        EXPECT_LE(two, 1.0 + 2 * h / 1000) << n;
+        EXPECT_LE(two, 1.5 + 2 * h / 1000) << n;
         EXPECT_GE(one, 2.0 * (1 - 1e-9)) << n;
+        EXPECT_LT(two, 0.8 * one) << n;
     }
 }
 

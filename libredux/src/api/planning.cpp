@@ -190,7 +190,9 @@ SelectionInput selection_input(const CommState& state, const PlanKey& key, const
                                            static_cast<size_t>(bytes));
         const LinkFit& curve = slowest_fit(state, static_cast<size_t>(bytes));
         input.latency_s = std::min(std::max(curve.alpha_s, 0.0), costs.transfer_s);
-        input.segment_flight = state.topology.present[static_cast<int>(LinkClass::other_node)];
+        // Under SMPI no message moves before its receive is posted, and a segmented stream posts one receive in
+        // flight at a time: every segment pays its latency, so segments see no flight there.
+        input.segment_flight = !kSimulatedRanks && state.topology.present[static_cast<int>(LinkClass::other_node)];
         if (curve.measured) {  // segments cost what the calibrated curve says at their size
             input.segment_curve = std::make_shared<const LinkFit>(curve);
             input.element_bytes = key.type_size;

@@ -15,10 +15,10 @@
 //      and on a fast link 16 and 64 MiB (below). Per size the median half round trip where there were kMedianOf or
 //      more (small sizes on a fast link: what a reduction sees, also on ranks that share cores), else the fastest (on
 //      a shared machine scheduling delays only add time) makes d (fit_link), which is broadcast. Then the time in
-//      flight (LinkFit::flight_s): a stream of kStreamMessages messages of 8 B, a to b, answered by one 8 B message
-//      once all have arrived, takes 2 d + (k - 1) p, where p is the part of d that holds the receiver (its port:
-//      overheads and gap); p from the fastest stream against d(8 B), and L = d(8 B) - p; the same with messages of
-//      each of kFlightBytes (LinkFit::flight_points: L(s) = d(s) - p(s)). Then a call's own cost
+//      flight (LinkFit::flight_s): a stream of kStreamMessages messages of 8 B, a to b, into receives b posted ahead,
+//      answered by one 8 B message once all have arrived, takes 2 d + (k - 1) p, where p is the part of d that holds
+//      the receiver (its port: overheads and gap); p from the fastest stream against d(8 B), and L = d(8 B) - p; the
+//      same with messages of each of kFlightBytes (LinkFit::flight_points: L(s) = d(s) - p(s)). Then a call's own cost
 //      (LinkFit::call_s, model/costs.hpp): a and b alone on a communicator of two call the MPI library's reduce of 8 B
 //      to a from a start both agree on where they share a node with a thread each, else to one, then to the other, in
 //      turns (time_call); the call's median less d(8 B). The large sizes are where long
@@ -164,12 +164,17 @@ int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, c
 
 // The time in flight of the link for messages of `bytes`: kStreams timed streams of kStreamMessages such messages
 // from a to b, each answered by b with one 8 B message once all have arrived (module comment): a stream takes
-// d(bytes) + (k - 1) p + d(8 B). `fit`: d.
+// d(bytes) + (k - 1) p + d(8 B). `fit`: d. b posts every receive of a stream before it starts, as the executor posts
+// a rank's receives together where the plan has a time in flight (RankProgram::receive_together): where a message
+// moves only once its receive is posted (a rendezvous: SMPI's every message, an MPI library's above its eager
+// limit), receives taken one at a time would measure the stream as one message after another, L = 0, and the plans
+// that post together would be predicted as if they did not.
 int time_flight(MPI_Comm comm, bool first, int peer, size_t bytes, const LinkFit& fit, std::vector<char>& buffer,
                 double& flight_s) {
-    if (buffer.size() < bytes) buffer.resize(bytes);
+    if (buffer.size() < bytes * kStreamMessages) buffer.resize(bytes * kStreamMessages);
     const int n = static_cast<int>(bytes);
     double fastest = -1;
+    std::array<MPI_Request, kStreamMessages> received{};
     for (int stream = 0; stream <= kStreams; ++stream) {  // stream 0 warms up
         const double start = MPI_Wtime();
         if (first) {
@@ -178,8 +183,20 @@ int time_flight(MPI_Comm comm, bool first, int peer, size_t bytes, const LinkFit
             }
             REDUX_MPI(MPI_Recv(buffer.data(), 8, MPI_BYTE, peer, tags::kPing, comm, MPI_STATUS_IGNORE));
         } else {
-            for (int m = 0; m < kStreamMessages; ++m) {
-                REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, tags::kPing, comm, MPI_STATUS_IGNORE));
+            received.fill(MPI_REQUEST_NULL);
+            int rc = MPI_SUCCESS;
+            for (int m = 0; m < kStreamMessages && rc == MPI_SUCCESS; ++m) {
+                rc = MPI_Irecv(buffer.data() + static_cast<size_t>(m) * bytes, n, MPI_BYTE, peer, tags::kPing, comm,
+                               &received[static_cast<size_t>(m)]);
+            }
+            if (rc == MPI_SUCCESS) rc = MPI_Waitall(kStreamMessages, received.data(), MPI_STATUSES_IGNORE);
+            if (rc != MPI_SUCCESS) {  // every receive posted is completed before returning
+                for (MPI_Request& request : received) {
+                    if (request == MPI_REQUEST_NULL) continue;
+                    MPI_Cancel(&request);
+                    MPI_Wait(&request, MPI_STATUS_IGNORE);
+                }
+                return rc;
             }
             REDUX_MPI(MPI_Send(buffer.data(), 8, MPI_BYTE, peer, tags::kPing, comm));
         }
