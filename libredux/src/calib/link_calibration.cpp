@@ -186,15 +186,15 @@ int time_flight(MPI_Comm comm, bool first, int peer, size_t bytes, const LinkFit
             received.fill(MPI_REQUEST_NULL);
             int rc = MPI_SUCCESS;
             for (int m = 0; m < kStreamMessages && rc == MPI_SUCCESS; ++m) {
-                rc = MPI_Irecv(buffer.data() + static_cast<size_t>(m) * bytes, n, MPI_BYTE, peer, tags::kPing, comm,
-                               &received[static_cast<size_t>(m)]);
+                rc = PMPI_Irecv(buffer.data() + static_cast<size_t>(m) * bytes, n, MPI_BYTE, peer, tags::kPing, comm,
+                                &received[static_cast<size_t>(m)]);
             }
-            if (rc == MPI_SUCCESS) rc = MPI_Waitall(kStreamMessages, received.data(), MPI_STATUSES_IGNORE);
+            if (rc == MPI_SUCCESS) rc = PMPI_Waitall(kStreamMessages, received.data(), MPI_STATUSES_IGNORE);
             if (rc != MPI_SUCCESS) {  // every receive posted is completed before returning
                 for (MPI_Request& request : received) {
                     if (request == MPI_REQUEST_NULL) continue;
-                    MPI_Cancel(&request);
-                    MPI_Wait(&request, MPI_STATUS_IGNORE);
+                    PMPI_Cancel(&request);
+                    PMPI_Wait(&request, MPI_STATUS_IGNORE);
                 }
                 return rc;
             }
