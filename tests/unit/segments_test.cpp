@@ -467,8 +467,8 @@ TEST(SegmentChoice, FindsTheMinimumOfEveryCount) {
 // jumps down at the count whose segments fit under the step, past the minimum of the convex part that the coarse scan
 // and the ternary search find. The choice is the minimum over every count, its segments under the step.
 TEST(SegmentChoice, FindsTheCountUnderAProtocolStep) {
-    LinkFit curve = fit_link({{8, 1.0}, {32 << 10, 1.0}, {63 << 10, 1.05}, {64 << 10, 3.0}, {256 << 10, 3.3},
-                              {4 << 20, 10.0}});
+    LinkFit curve =
+        fit_link({{8, 1.0}, {32 << 10, 1.0}, {63 << 10, 1.05}, {64 << 10, 3.0}, {256 << 10, 3.3}, {4 << 20, 10.0}});
     curve.flight_s = 0.95;
     for (const Strategy strategy : {Strategy::chain, Strategy::binary}) {
         PlanRequest request{8, Costs{10.0, 0.0, 0.95}, strategy, 0, 0, true};
@@ -479,7 +479,8 @@ TEST(SegmentChoice, FindsTheCountUnderAProtocolStep) {
         request.segments = 0;
         const Plan chosen = make_plan(request);
         double best = chosen.makespan_s;
-        for (int32_t m = 1; m <= kMaxChosenSegments; ++m) best = std::min(best, simulate_segments(chosen, m).makespan_s);
+        for (int32_t m = 1; m <= kMaxChosenSegments; ++m)
+            best = std::min(best, simulate_segments(chosen, m).makespan_s);
         EXPECT_NEAR(chosen.makespan_s, best, 1e-9 * best) << strategy_name(strategy);
         EXPECT_LT((request.elements + chosen.segments - 1) / chosen.segments * 8, 64 << 10) << strategy_name(strategy);
     }
