@@ -315,37 +315,36 @@ std::pair<size_t, size_t> find_step(const LinkFit& fit) {
 
 // Where the curve has a protocol step (find_step), the first side bisects it: each size between is timed like the
 // others and joins the samples, until the step lies within kStepResolution bytes. A segment just below the step
-// then costs what it does (an eager message), not the interpolation towards the rendezvous above: on the emulated
-// cluster 4 MiB in 60 KiB segments ran 2.5x faster than the MPI library's reduce, and 128 KiB segments 2-3x slower.
+// then costs what it does (an eager message), not the interpolation towards the rendezvous above: a pipeline of
+// segments under an eager limit streams, one of rendezvous segments pays a handshake for each (docs/design.md).
 // The first side sends each size to time (0: done).
 int refine_step(MPI_Comm comm, bool first, int peer, std::vector<char>& buffer, std::vector<PingSample>& samples) {
     auto [lo, hi] = first ? find_step(fit_link(samples)) : std::pair<size_t, size_t>{0, 0};
     for (;;) {
         long long size = 0;
+        LinkFit fit;  // the first side's, before this size
         if (first) {
-            const LinkFit fit = fit_link(samples);
+            fit = fit_link(samples);
             if (hi > lo + kStepResolution) size = static_cast<long long>((lo + hi) / 2 / 1024 * 1024);
             if (size <= static_cast<long long>(lo)) size = 0;
             REDUX_MPI(MPI_Send(&size, 1, MPI_LONG_LONG, peer, tags::kPing, comm));
-            if (size == 0) return MPI_SUCCESS;
-            REDUX_MPI(time_size(comm, first, peer, static_cast<size_t>(size), true,
-                                {kPingSizes[0].round_trips, kSizeBudget_s}, buffer, samples));
-            // The middle joins the side it lies closer to: below half the step's excess, the eager side.
-            const double slope = std::max(fit.beta_s_per_byte, 0.0);
-            const double at_lo = fit.at(lo), at_hi = fit.at(hi);
-            const double low_line = at_lo + static_cast<double>(static_cast<size_t>(size) - lo) * slope;
-            const double excess = at_hi - (at_lo + static_cast<double>(hi - lo) * slope);
-            double measured = samples.back().one_way_s;
-            for (const PingSample& s : samples) {
-                if (s.bytes == static_cast<size_t>(size)) measured = std::min(measured, s.one_way_s);
-            }
-            (measured < low_line + excess / 2 ? lo : hi) = static_cast<size_t>(size);
         } else {
             REDUX_MPI(MPI_Recv(&size, 1, MPI_LONG_LONG, peer, tags::kPing, comm, MPI_STATUS_IGNORE));
-            if (size == 0) return MPI_SUCCESS;
-            REDUX_MPI(time_size(comm, first, peer, static_cast<size_t>(size), true,
-                                {kPingSizes[0].round_trips, kSizeBudget_s}, buffer, samples));
         }
+        if (size == 0) return MPI_SUCCESS;
+        REDUX_MPI(time_size(comm, first, peer, static_cast<size_t>(size), true,
+                            {kPingSizes[0].round_trips, kSizeBudget_s}, buffer, samples));
+        if (!first) continue;
+        // The middle joins the side it lies closer to: below half the step's excess, the eager side.
+        const double slope = std::max(fit.beta_s_per_byte, 0.0);
+        const double at_lo = fit.at(lo), at_hi = fit.at(hi);
+        const double low_line = at_lo + static_cast<double>(static_cast<size_t>(size) - lo) * slope;
+        const double excess = at_hi - (at_lo + static_cast<double>(hi - lo) * slope);
+        double measured = samples.back().one_way_s;
+        for (const PingSample& sample : samples) {
+            if (sample.bytes == static_cast<size_t>(size)) measured = std::min(measured, sample.one_way_s);
+        }
+        (measured < low_line + excess / 2 ? lo : hi) = static_cast<size_t>(size);
     }
 }
 
