@@ -46,10 +46,11 @@ struct PlanKey {
     double transfer_s = -1, compute_s = -1;            // the call's own costs (redux_options); < 0: the library's
     int limit = 0;                                     // the call's K (redux_options), for the strategies that need one
     long long segment_bytes = -1;                      // the call's (redux_options); < 0: the library's
+    bool lower_bound_moved = false;  // the datatype's lower bound is not 0: a known native failure depends on it
 
     auto tie() const {
         return std::tie(collective, root, count, type_size, datatype, commutative, op, algorithm, transfer_s, compute_s,
-                        limit, segment_bytes);
+                        limit, segment_bytes, lower_bound_moved);
     }
     bool operator<(const PlanKey& o) const { return tie() < o.tie(); }
     bool operator==(const PlanKey& o) const { return tie() == o.tie(); }

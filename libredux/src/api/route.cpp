@@ -81,6 +81,8 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
     if (!is_predefined(call.op)) REDUX_MPI(MPI_Op_commutative(call.op, &commutative));
     const redux_options& opts = call.options;
     const std::optional<Strategy> strategy = strategy_of(algorithm);
+    MPI_Aint lower_bound = 0, extent = 0;
+    REDUX_MPI(MPI_Type_get_extent(call.datatype, &lower_bound, &extent));
     const PlanKey key{call.collective,
                       call.root,
                       call.count,
@@ -92,7 +94,8 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
                       opts.transfer_s < 0 ? -1.0 : opts.transfer_s,
                       opts.compute_s < 0 ? -1.0 : opts.compute_s,
                       strategy && strategy_needs_limit(*strategy) ? opts.limit : 0,
-                      opts.segment_bytes < 0 ? -1 : opts.segment_bytes};
+                      opts.segment_bytes < 0 ? -1 : opts.segment_bytes,
+                      lower_bound != 0};
     const bool in_place = call.sendbuf == MPI_IN_PLACE && (rank == call.root || call.collective != Collective::reduce);
     const void* own_data = in_place ? call.recvbuf : call.sendbuf;
     CachedPlan* cached = nullptr;
