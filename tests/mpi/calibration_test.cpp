@@ -142,7 +142,9 @@ TEST_F(Calibration, ComputeCostPerCallAndPerElement) {
                   MPI_SUCCESS);
         const double expected = 1e-9 * static_cast<double>(c.per_call_ns + c.per_element_ns * c.count);
         EXPECT_NEAR(info.compute_s, expected, 0.2 * expected);
-        if (c.per_element_ns == 0) EXPECT_EQ(info.segments, 1) << "every segment pays the op's cost per call";
+        if (c.per_element_ns == 0) {
+            EXPECT_EQ(info.segments, 1) << "every segment pays the op's cost per call";
+        }
         if (rank_ == 0) {
             EXPECT_EQ(recv[static_cast<size_t>(c.count) - 1], size_ * (size_ + 1) / 2.0);
             const std::vector<nlohmann::json> lines = read_report();
@@ -169,7 +171,9 @@ TEST_F(Calibration, TheOpSeesOnlyOperandsAReductionPasses) {
             for (int call = 0; call < 3; ++call) {
                 ASSERT_EQ(redux_reduce_ex(send.data(), recv.data(), count, MPI_INT, op, 0, comm_, &options, nullptr),
                           MPI_SUCCESS);
-                if (rank_ == 0) EXPECT_EQ(recv[static_cast<size_t>(count) - 1], 0);
+                if (rank_ == 0) {
+                    EXPECT_EQ(recv[static_cast<size_t>(count) - 1], 0);
+                }
             }
             EXPECT_EQ(g_out_of_order, 0) << "the op was called on operands no reduction passes it";
         }

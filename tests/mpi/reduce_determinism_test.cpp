@@ -49,9 +49,12 @@ TEST(ReduceDeterminism, RepeatedSumsAreBitIdentical) {
     std::vector<double> send(kCount);
     for (int i = 0; i < kCount; ++i) send[static_cast<size_t>(i)] = order_sensitive_value(rank, i);
 
+    const char* algorithm = std::getenv("REDUX_ALGORITHM");
+    if (algorithm != nullptr && std::strcmp(algorithm, "tree-dyn") == 0) {
+        GTEST_SKIP() << "tree-dyn folds in the order the ranks arrive: it does not promise the same bits";
+    }
     for (int root : {0, size - 1}) {
         std::vector<double> first(kCount), result(kCount);
-        const char* algorithm = std::getenv("REDUX_ALGORITHM");
         if (algorithm == nullptr || *algorithm == '\0' || std::strcmp(algorithm, "auto") == 0) {
             for (int trial = 0; trial < redux::AutoSelect::kMaxCallsToDecide; ++trial) {
                 redux_test::counted_reduce(send.data(), rank == root ? result.data() : nullptr, kCount, MPI_DOUBLE,

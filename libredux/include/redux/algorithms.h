@@ -37,13 +37,16 @@
     X(MULTI_TREE,        multi_tree,        "multi-tree",        15, link_costs) /* weighted trees, Legrand et al. */
 /* clang-format on */
 
-/* The algorithms of MPI_Allreduce and MPI_Reduce_scatter_block that are not a reduction tree, one
- * X(ENUM, name, "text", value) each. reduce-scatter runs MPI_Reduce too (Rabenseifner: recursive halving, then
- * every block to the root); recursive-doubling does not apply to MPI_Reduce: the model's tree is planned. */
+/* The algorithms that are not a planned reduction tree, one X(ENUM, name, "text", value) each. reduce-scatter runs
+ * MPI_Reduce too (Rabenseifner: recursive halving, then every block to the root); recursive-doubling does not apply
+ * to MPI_Reduce: the model's tree is planned. tree-dyn (Tree-dyn of Benoit, Canon & Marchal, Non-Commut-Tree-dyn
+ * under a non-commutative op) is MPI_Reduce's only: the pairs are chosen while the reduction runs, as ranks arrive
+ * and finish their folds; MPI_Allreduce and MPI_Reduce_scatter_block plan the model's tree for it. */
 /* clang-format off */
 #define REDUX_FAMILY_ALGORITHMS(X)                                                                             \
     X(RECURSIVE_DOUBLING, recursive_doubling, "recursive-doubling", 16) /* allreduce: lg p full exchanges */  \
-    X(REDUCE_SCATTER,     reduce_scatter,     "reduce-scatter",     17) /* recursive halving (+ allgather) */
+    X(REDUCE_SCATTER,     reduce_scatter,     "reduce-scatter",     17) /* recursive halving (+ allgather) */ \
+    X(TREE_DYN,           tree_dyn,           "tree-dyn",           18) /* reduce: pairs chosen at run time */
 /* clang-format on */
 
 #define REDUX_ALGORITHM_ENUMERATOR_(ENUM, name, text, value, needs) REDUX_ALGORITHM_##ENUM = value,

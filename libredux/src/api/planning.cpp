@@ -292,7 +292,8 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
         asked = FamilyAlgorithm::reduce_scatter;
     }
     const bool automatic = key.algorithm == REDUX_ALGORITHM_AUTO;
-    if (!asked || automatic) {
+    const bool dynamic = asked == FamilyAlgorithm::tree_dyn;  // MPI_Reduce's only: the model's tree
+    if (!asked || automatic || dynamic) {
         const Selection selection = select_plan(input);
         const Plan& plan = selection.plan;
         PlannedTree tree;
@@ -319,7 +320,7 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
                            costs.call_s;
         trees.push_back(std::move(tree));
     };
-    if (asked && !automatic) add(*asked);
+    if (asked && !automatic && !dynamic) add(*asked);
     if (automatic) {
         add(FamilyAlgorithm::reduce_scatter);
         if (key.collective == Collective::allreduce) add(FamilyAlgorithm::recursive_doubling);
@@ -327,6 +328,18 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
                          [](const PlannedTree& a, const PlannedTree& b) { return a.predicted_s < b.predicted_s; });
     }
     cached.trees = std::move(trees);
+}
+
+// Tree-dyn's entry: no tree to plan. What it is predicted to take, for the decision log and auto's order, is an
+// estimate for ranks that arrive together: the best tree's time and, for each of its rounds of pairings, the two
+// small messages of a pairing (the rank's "idle" to the root, the root's order).
+PlannedTree tree_dyn(const Plan& best, const Costs& costs, double latency_s, int ranks) {
+    PlannedTree tree;
+    tree.family = FamilyAlgorithm::tree_dyn;
+    int rounds = 0;
+    while ((1 << rounds) < ranks) ++rounds;
+    tree.predicted_s = best.predicted_s() + costs.call_s + 2.0 * latency_s * rounds;
+    return tree;
 }
 
 // MPI_Reduce: the tree selection chose, and under auto its runners-up.
@@ -364,6 +377,10 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
         costs.call_s;
     if (family_of(key.algorithm) == FamilyAlgorithm::reduce_scatter) {
         cached.trees.push_back(std::move(halving));
+        return MPI_SUCCESS;
+    }
+    if (family_of(key.algorithm) == FamilyAlgorithm::tree_dyn) {
+        cached.trees.push_back(tree_dyn(best, costs, input.latency_s, state.size));
         return MPI_SUCCESS;
     }
     cached.trees.push_back(tree_of(best));

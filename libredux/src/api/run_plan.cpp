@@ -59,6 +59,8 @@ int run_family(const ReduceCall& call, const Route& route, const PlannedTree& pl
             return run_recursive_doubling(a, layout, state.comm, state.rank, state.size, scratch);
         case FamilyAlgorithm::reduce_scatter:
             return run_reduce_scatter(a, layout, state.comm, state.rank, state.size, scratch);
+        case FamilyAlgorithm::tree_dyn:
+            return run_tree_dyn(a, layout, state.comm, state.rank, state.size, scratch);
         case FamilyAlgorithm::tree:
             break;
     }

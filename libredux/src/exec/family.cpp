@@ -13,6 +13,7 @@
 #include "plan/predict/segments.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace redux {
 
@@ -358,6 +359,282 @@ int run_spread(const FamilyArgs& a, const void* result, const SpreadRole& role, 
         }
     }
     return requests.wait_all();
+}
+
+// Tree-dyn and Non-Commut-Tree-dyn (Benoit, Canon & Marchal): MPI_Reduce with the pairs chosen while it runs. See
+// run_tree_dyn in family.hpp for the protocol.
+namespace {
+
+enum DynMessage : int { kArrived = 0, kFolded = 1, kSendTo = 2, kReceiveFrom = 3 };
+const int kArrivedMessage = kArrived;
+const int kFoldedMessage = kFolded;
+
+class TreeDyn {
+public:
+    TreeDyn(const FamilyArgs& a, const ElementLayout& layout, MPI_Comm comm, int rank, int size, FamilyScratch& scratch)
+        : a_(a), layout_(layout), comm_(comm), rank_(rank), size_(size), scratch_(scratch) {}
+
+    ~TreeDyn() {  // after an error: every request posted is cancelled and completed
+        for (MPI_Request& request : requests_) {
+            if (request == MPI_REQUEST_NULL) continue;
+            MPI_Cancel(&request);
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
+        }
+    }
+    TreeDyn(const TreeDyn&) = delete;
+    TreeDyn& operator=(const TreeDyn&) = delete;
+
+    int run() {
+        const auto n = static_cast<size_t>(size_);
+        requests_.reserve(4 * n + 4);
+        events_.reserve(4 * n + 4);
+        orders_.reserve(2 * n);
+        if (rank_ == a_.root) {
+            acc_ = {a_.recvbuf, layout_.extent};
+            if (!a_.in_place) {
+                REDUX_MPI(copy_elements(a_.input, a_.recvbuf, a_.count, a_.datatype, layout_, scratch_.pack_scratch));
+            }
+            arrived_.assign(n, 0);
+            gone_.assign(n, 0);
+            outstanding_.assign(n, 0);
+            members_.assign(n, 1);
+            lo_.resize(n);
+            hi_.resize(n);
+            for (int r = 0; r < size_; ++r) lo_[static_cast<size_t>(r)] = hi_[static_cast<size_t>(r)] = r;
+            arrived_[static_cast<size_t>(rank_)] = 1;
+            absent_ = size_ - 1;
+            become_idle(rank_);
+            ready_in_.reserve(3 * n);
+            for (int r = 0; r < size_; ++r) {
+                if (r != rank_) REDUX_MPI(expect_ready(r, kArrivalReceived));
+            }
+            REDUX_MPI(match());
+        } else {
+            acc_ = {const_cast<void*>(a_.input), layout_.extent};
+            REDUX_MPI(post(MPI_Isend(&kArrivedMessage, 1, MPI_INT, a_.root, tags::kDynReady, comm_, next(kSent))));
+            REDUX_MPI(post_order_receive());
+        }
+        while (!finished()) {
+            int index = MPI_UNDEFINED;
+            MPI_Status status;
+            REDUX_MPI(wait_any_yielding(static_cast<int>(requests_.size()), requests_.data(), index, status));
+            if (index == MPI_UNDEFINED) return MPI_ERR_INTERN;  // nothing in flight and not finished
+            REDUX_MPI(on_done(events_[static_cast<size_t>(index)]));
+        }
+        return MPI_SUCCESS;
+    }
+
+private:
+    enum Kind : uint8_t { kSent, kArrivalReceived, kFoldedReceived, kOrderReceived, kDataReceived };
+    struct Event {
+        Kind kind = kSent;
+        int peer = -1;     // the rank a receive is from
+        bool left = true;  // kDataReceived: its part lies left of this rank's (non-commutative)
+        int slot = -1;     // kDataReceived: the scratch buffer it arrives in
+    };
+
+    MPI_Request* next(Kind kind, int peer = -1, bool left = true, int slot = -1) {
+        requests_.push_back(MPI_REQUEST_NULL);
+        events_.push_back({kind, peer, left, slot});
+        return &requests_.back();
+    }
+    // A start that failed leaves its request null: its place is taken back.
+    int post(int rc) {
+        if (rc != MPI_SUCCESS) {
+            requests_.pop_back();
+            events_.pop_back();
+        }
+        return rc;
+    }
+    int live() const {
+        return static_cast<int>(
+            std::count_if(requests_.begin(), requests_.end(), [](MPI_Request r) { return r != MPI_REQUEST_NULL; }));
+    }
+
+    bool finished() const {
+        if (rank_ != a_.root) return sent_ && live() == 0;
+        return members_[static_cast<size_t>(rank_)] == size_ && outstanding_[static_cast<size_t>(rank_)] == 0 &&
+               live() == 0;
+    }
+
+    // A scratch buffer for one partial result: slot 0 is a non-root rank's accumulator.
+    int take_slot() {
+        if (!free_slots_.empty()) {
+            const int slot = free_slots_.back();
+            free_slots_.pop_back();
+            return slot;
+        }
+        slots_ = scratch_.ensure(layout_, a_.count, ++slot_count_);
+        return slot_count_ - 1;
+    }
+    Vector slot_vector(int slot) const { return {slots_[static_cast<size_t>(slot)], layout_.extent}; }
+
+    int post_order_receive() {
+        return post(MPI_Irecv(order_in_, 3, MPI_INT, a_.root, tags::kDynOrder, comm_, next(kOrderReceived)));
+    }
+    int post_data_receive(int from, bool left) {
+        const int slot = take_slot();
+        return post(MPI_Irecv(slots_[static_cast<size_t>(slot)], a_.count, a_.datatype, from, tags::kDynData, comm_,
+                              next(kDataReceived, from, left, slot)));
+    }
+
+    int on_done(const Event e) {
+        switch (e.kind) {
+            case kSent:
+                return MPI_SUCCESS;
+            case kArrivalReceived:
+            case kFoldedReceived:
+                return on_ready(e.peer, e.kind == kArrivalReceived);
+            case kOrderReceived:
+                return on_order();
+            case kDataReceived:
+                return on_data(e);
+        }
+        return MPI_ERR_INTERN;
+    }
+
+    // A non-root rank's order from the root.
+    int on_order() {
+        const int kind = order_in_[0], peer = order_in_[1];
+        if (kind == kSendTo) {
+            sent_ = true;
+            return post(MPI_Isend(acc_.base, a_.count, a_.datatype, peer, tags::kDynData, comm_, next(kSent)));
+        }
+        if (kind != kReceiveFrom) return MPI_ERR_INTERN;
+        REDUX_MPI(post_data_receive(peer, order_in_[2] != 0));
+        return post_order_receive();
+    }
+
+    // A partial result has come: folded into the accumulator, on the side its ranks lie.
+    int on_data(const Event& e) {
+        if (rank_ != a_.root && acc_.base == a_.input) {  // a non-root rank's first fold: its data becomes writable
+            const int slot = take_slot();
+            REDUX_MPI(copy_elements(a_.input, slots_[static_cast<size_t>(slot)], a_.count, a_.datatype, layout_,
+                                    scratch_.pack_scratch));
+            acc_ = slot_vector(slot);
+        }
+        REDUX_MPI(fold(slot_vector(e.slot), acc_, 0, a_.count, e.left, a_, layout_, scratch_));
+        free_slots_.push_back(e.slot);
+        if (rank_ != a_.root) {
+            return post(MPI_Isend(&kFoldedMessage, 1, MPI_INT, a_.root, tags::kDynReady, comm_, next(kSent)));
+        }
+        if (--outstanding_[static_cast<size_t>(rank_)] == 0) become_idle(rank_);
+        return match();
+    }
+
+    // The root, matchmaker: rank r says it has arrived, or has folded what it was told to receive.
+    int on_ready(int r, bool arrival) {
+        const auto at = static_cast<size_t>(r);
+        if (arrival) {
+            arrived_[at] = 1;
+            if (!gone_[at]) {
+                --absent_;
+                become_idle(r);
+            }
+        } else if (--outstanding_[at] == 0) {
+            become_idle(r);
+        }
+        return match();
+    }
+
+    // The root receives from each rank exactly what it owes in this call: its arrival, and one "folded" per order
+    // to receive. Never from any source: a rank whose part is over may already be in the next call, and its next
+    // "arrived" must wait for that call (MPI keeps each rank's messages in order).
+    int expect_ready(int r, Kind kind) {
+        ready_in_.push_back(0);  // reserved: the buffers stay put while received into
+        return post(MPI_Irecv(&ready_in_.back(), 1, MPI_INT, r, tags::kDynReady, comm_, next(kind, r)));
+    }
+
+    void become_idle(int r) { idle_order_.push_back(r); }
+    bool busy() const {
+        for (int r = 0; r < size_; ++r) {
+            if (!gone_[static_cast<size_t>(r)] && outstanding_[static_cast<size_t>(r)] > 0) return true;
+        }
+        return false;
+    }
+
+    // `from` sends all it holds to `to`, which folds it: orders to both (the root's own receive posted here).
+    // `from` may not have arrived yet: the order waits for it.
+    int pair(int from, int to) {
+        const auto f = static_cast<size_t>(from), t = static_cast<size_t>(to);
+        const bool left = hi_[f] < lo_[t];
+        idle_order_.erase(std::remove_if(idle_order_.begin(), idle_order_.end(),
+                                         [&](int r) { return r == from || r == to; }),
+                          idle_order_.end());
+        if (!arrived_[f]) --absent_;
+        gone_[f] = 1;
+        ++outstanding_[t];
+        members_[t] += members_[f];
+        lo_[t] = std::min(lo_[t], lo_[f]);
+        hi_[t] = std::max(hi_[t], hi_[f]);
+        orders_.push_back({kSendTo, to, 0});
+        REDUX_MPI(post(MPI_Isend(orders_.back().data(), 3, MPI_INT, from, tags::kDynOrder, comm_, next(kSent))));
+        if (to == rank_) return post_data_receive(from, left);
+        orders_.push_back({kReceiveFrom, from, left ? 1 : 0});
+        REDUX_MPI(post(MPI_Isend(orders_.back().data(), 3, MPI_INT, to, tags::kDynOrder, comm_, next(kSent))));
+        return expect_ready(to, kFoldedReceived);
+    }
+
+    // Pairs that can merge now, as the slot of Tree-dyn pairs them: the rank idle longest receives (the root
+    // always, when it is one of the two). Non-commutative: only neighbouring intervals of ranks pair.
+    // When one rank alone has not arrived and nothing else can happen (one idle holder, or under a
+    // non-commutative op its idle neighbour, and nobody folding), it is told where to send before it comes, so
+    // that the last rank to arrive sends at once, without a round trip to the root.
+    int match() {
+        for (bool paired = true; paired;) {
+            paired = false;
+            for (size_t i = 0; i < idle_order_.size() && !paired; ++i) {
+                const int x = idle_order_[i];
+                for (size_t j = 0; j < idle_order_.size() && !paired; ++j) {
+                    const int y = idle_order_[j];
+                    if (i == j || (!a_.commutative && !neighbours(x, y))) continue;
+                    const int first = i < j ? x : y, second = i < j ? y : x;
+                    const int to = second == rank_ ? second : first;
+                    REDUX_MPI(pair(to == first ? second : first, to));
+                    paired = true;
+                }
+            }
+        }
+        if (absent_ != 1 || busy()) return MPI_SUCCESS;
+        int late = 0;
+        while (arrived_[static_cast<size_t>(late)] || gone_[static_cast<size_t>(late)]) ++late;
+        for (int x : idle_order_) {
+            if (a_.commutative || neighbours(x, late)) return pair(late, x);
+        }
+        return MPI_SUCCESS;
+    }
+    bool neighbours(int x, int y) const {
+        const auto a = static_cast<size_t>(x), b = static_cast<size_t>(y);
+        return hi_[a] + 1 == lo_[b] || hi_[b] + 1 == lo_[a];
+    }
+
+    const FamilyArgs& a_;
+    const ElementLayout& layout_;
+    MPI_Comm comm_;
+    int rank_, size_;
+    FamilyScratch& scratch_;
+    Vector acc_{};
+    std::vector<MPI_Request> requests_;
+    std::vector<Event> events_;
+    std::vector<void*> slots_;
+    std::vector<int> free_slots_;
+    int slot_count_ = 0;
+    int order_in_[3] = {0, 0, 0};
+    bool sent_ = false;
+    // The root's view.
+    std::vector<int> ready_in_;
+    std::vector<std::array<int, 3>> orders_;  // reserved: their buffers stay put while sent
+    std::vector<uint8_t> arrived_, gone_;
+    std::vector<int32_t> outstanding_, members_, lo_, hi_;  // lo_, hi_: the interval of ranks a holder holds
+    std::vector<int> idle_order_;  // idle holders, the longest idle first
+    int absent_ = 0;
+};
+
+}  // namespace
+
+int run_tree_dyn(const FamilyArgs& a, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
+                 FamilyScratch& scratch) {
+    return TreeDyn(a, layout, comm, rank, size, scratch).run();
 }
 
 }  // namespace redux

@@ -59,6 +59,19 @@ int run_recursive_doubling(const FamilyArgs& args, const ElementLayout& layout, 
 // block to the root (reduce: Rabenseifner's reduce-scatter then gather).
 int run_reduce_scatter(const FamilyArgs& args, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
                        FamilyScratch& scratch);
+// Tree-dyn (Benoit, Canon & Marchal), MPI_Reduce only: the pairs are chosen while the reduction runs, so that
+// ranks that arrive late, or folds that take longer than others, hold up nobody who could do something else. The
+// root is the matchmaker of the paper's slot. Every other rank tells it "arrived" (tags::kDynReady) as it enters,
+// and waits for orders (tags::kDynOrder): "receive from s" (it folds s's partial result into its own, then tells the
+// root "folded") or "send to t" (its partial result goes to t, tags::kDynData, and its part is over). The root
+// pairs the idle holders of partial results as they come: the one idle longer receives, the root whenever it is
+// one of the two; under a non-commutative op only holders of neighbouring intervals of ranks pair, and the lower
+// interval is folded on the left, so the result is the rank-order reduction. When one rank alone has not arrived
+// and no fold is under way, the root tells it in advance where to send: the last rank sends the moment it comes.
+// A pairing costs two small messages (the "idle" and the order) besides the transfer; the last arrival's none.
+// The whole vector travels in one message (no segments).
+int run_tree_dyn(const FamilyArgs& args, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
+                 FamilyScratch& scratch);
 // The second phase of a tree: rank 0 holds the reduction of the whole vector in `result` (allreduce: recvbuf;
 // reduce-scatter-block: a scratch vector of size x count elements). Allreduce: role.segments pipelined pieces
 // down the role's tree into recvbuf; reduce-scatter-block: each rank's block from rank 0.

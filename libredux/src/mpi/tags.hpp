@@ -23,6 +23,11 @@ constexpr int kFamily = 4;
 constexpr int kSpread = 5;
 // The op's compute cost (api/planning.cpp): rank 1's data to rank 0, which times the op on the two.
 constexpr int kOpSample = 6;
+// Tree-dyn (exec/family.cpp): a rank's "I am idle" to the root, the root's orders (send to, receive from), and the
+// partial results between the pairs.
+constexpr int kDynReady = 7;
+constexpr int kDynOrder = 8;
+constexpr int kDynData = 9;
 // The executor: tree t's segments travel with tag kFirstTree + t. Each tree has its own tag because MPI orders
 // messages only per (source, tag): a rank may send a later segment of one tree ahead of an earlier segment of
 // another to the same parent.
@@ -33,7 +38,7 @@ constexpr int kMostTrees = 32767 - kFirstTree + 1;
 constexpr int tree(int32_t t) { return kFirstTree + t; }
 
 static_assert(kStart < kPing && kPing < kResult && kResult < kFamily && kFamily < kSpread && kSpread < kOpSample &&
-                  kOpSample < kFirstTree,
+                  kOpSample < kDynReady && kDynReady < kDynOrder && kDynOrder < kDynData && kDynData < kFirstTree,
               "the ranges are disjoint");
 
 }  // namespace redux::tags

@@ -41,6 +41,20 @@ int wait_internal(MPI_Request& request) {
 
 int wait_yielding(MPI_Request& request) { return wait_with(MPI_Test, MPI_Wait, request); }
 
+int wait_any_yielding(int count, MPI_Request* requests, int& index, MPI_Status& status) {
+    if constexpr (kBlockingWaits) return MPI_Waitany(count, requests, &index, &status);
+    for (int polls = 0;;) {
+        int done = 0;
+        REDUX_MPI(MPI_Testany(count, requests, &index, &done, &status));
+        if (done) return MPI_SUCCESS;
+        if (polls < kPollsBeforeYield) {
+            ++polls;
+        } else {
+            sched_yield();
+        }
+    }
+}
+
 int send_yielding(const void* buffer, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
     if constexpr (kBlockingWaits) return PMPI_Send(buffer, count, datatype, dest, tag, comm);
     MPI_Request request = MPI_REQUEST_NULL;

@@ -44,6 +44,9 @@ inline int test_request(MPI_Request& request, int& done) {
 
 // Completes `request` (started by the caller) through MPI_Test.
 int wait_yielding(MPI_Request& request);
+// Completes one of `count` requests (null ones are skipped) through MPI_Testany: `index` is its place and `status`
+// its status; MPI_UNDEFINED when every request is null.
+int wait_any_yielding(int count, MPI_Request* requests, int& index, MPI_Status& status);
 
 // libredux's own point-to-point bookkeeping (the op's calibration sample): PMPI_Isend / PMPI_Irecv completed through
 // PMPI_Test, unseen by profiling layers, like the collectives here.

@@ -11,6 +11,8 @@ std::optional<FamilyAlgorithm> family_of(int algorithm) {
             return FamilyAlgorithm::recursive_doubling;
         case REDUX_ALGORITHM_REDUCE_SCATTER:
             return FamilyAlgorithm::reduce_scatter;
+        case REDUX_ALGORITHM_TREE_DYN:
+            return FamilyAlgorithm::tree_dyn;
         default:
             return std::nullopt;
     }
@@ -19,6 +21,7 @@ std::optional<FamilyAlgorithm> family_of(int algorithm) {
 std::optional<FamilyAlgorithm> parse_family(std::string_view name) {
     if (name == "recursive-doubling" || name == "recursive_doubling") return FamilyAlgorithm::recursive_doubling;
     if (name == "reduce-scatter" || name == "reduce_scatter") return FamilyAlgorithm::reduce_scatter;
+    if (name == "tree-dyn" || name == "tree_dyn") return FamilyAlgorithm::tree_dyn;
     return std::nullopt;
 }
 
@@ -28,6 +31,8 @@ std::string_view family_name(FamilyAlgorithm algorithm) {
             return "recursive-doubling";
         case FamilyAlgorithm::reduce_scatter:
             return "reduce-scatter";
+        case FamilyAlgorithm::tree_dyn:
+            return "tree-dyn";
         case FamilyAlgorithm::tree:
             break;
     }
@@ -35,8 +40,16 @@ std::string_view family_name(FamilyAlgorithm algorithm) {
 }
 
 redux_algorithm public_family(FamilyAlgorithm algorithm) {
-    return algorithm == FamilyAlgorithm::recursive_doubling ? REDUX_ALGORITHM_RECURSIVE_DOUBLING
-                                                            : REDUX_ALGORITHM_REDUCE_SCATTER;
+    switch (algorithm) {
+        case FamilyAlgorithm::recursive_doubling:
+            return REDUX_ALGORITHM_RECURSIVE_DOUBLING;
+        case FamilyAlgorithm::tree_dyn:
+            return REDUX_ALGORITHM_TREE_DYN;
+        case FamilyAlgorithm::reduce_scatter:
+        case FamilyAlgorithm::tree:
+            break;
+    }
+    return REDUX_ALGORITHM_REDUCE_SCATTER;
 }
 
 std::string_view collective_name(Collective collective) {

@@ -27,8 +27,9 @@ namespace redux {
 enum class Collective : uint8_t { reduce, allreduce, reduce_scatter_block };
 
 // What runs a family call (PlannedTree::family): a reduction tree of the plan (then a broadcast down the same
-// tree, or a scatter from the root), recursive doubling, or recursive halving (then an allgather).
-enum class FamilyAlgorithm : uint8_t { tree, recursive_doubling, reduce_scatter };
+// tree, or a scatter from the root), recursive doubling, or recursive halving (then an allgather); and MPI_Reduce's
+// tree-dyn, whose pairs are chosen at run time.
+enum class FamilyAlgorithm : uint8_t { tree, recursive_doubling, reduce_scatter, tree_dyn };
 
 // The public values and names of the non-tree algorithms (REDUX_FAMILY_ALGORITHMS, redux/algorithms.h).
 std::optional<FamilyAlgorithm> family_of(int algorithm);  // nullopt for every other value

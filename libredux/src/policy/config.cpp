@@ -63,7 +63,7 @@ std::string apply_seconds(const char* name, const char* v, std::optional<double>
 std::vector<SettingInfo> make_settings_table() {
     return {
         {"REDUX_ALGORITHM",
-         "auto, native, " + strategy_names(", ", library_strategy) + ", recursive-doubling, reduce-scatter",
+         "auto, native, " + strategy_names(", ", library_strategy) + ", recursive-doubling, reduce-scatter, tree-dyn",
          "the algorithm to plan (a tree; recursive-doubling and reduce-scatter: MPI_Allreduce and "
          "MPI_Reduce_scatter_block only); native: every call goes to the MPI library's own",
          [](Config& cfg, const char* a) -> std::string {
