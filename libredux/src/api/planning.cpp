@@ -478,8 +478,8 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
         if (key.algorithm == REDUX_ALGORITHM_AUTO) {
             cached->auto_select = AutoSelect(static_cast<int>(cached->trees.size()));
             const char* failure = key.collective == Collective::reduce_scatter_block
-                                      ? known_native_reduce_scatter_block_failure(loaded_mpi_library(), state.size,
-                                                                                  key.commutative, key.lower_bound_moved)
+                                      ? known_native_reduce_scatter_block_failure(
+                                            loaded_mpi_library(), state.size, key.commutative, key.lower_bound_moved)
                                       : nullptr;
             if (failure != nullptr) {
                 cached->auto_select.exclude_native();

@@ -558,9 +558,9 @@ private:
     int pair(int from, int to) {
         const auto f = static_cast<size_t>(from), t = static_cast<size_t>(to);
         const bool left = hi_[f] < lo_[t];
-        idle_order_.erase(std::remove_if(idle_order_.begin(), idle_order_.end(),
-                                         [&](int r) { return r == from || r == to; }),
-                          idle_order_.end());
+        idle_order_.erase(
+            std::remove_if(idle_order_.begin(), idle_order_.end(), [&](int r) { return r == from || r == to; }),
+            idle_order_.end());
         if (!arrived_[f]) --absent_;
         gone_[f] = 1;
         ++outstanding_[t];
@@ -626,7 +626,7 @@ private:
     std::vector<std::array<int, 3>> orders_;  // reserved: their buffers stay put while sent
     std::vector<uint8_t> arrived_, gone_;
     std::vector<int32_t> outstanding_, members_, lo_, hi_;  // lo_, hi_: the interval of ranks a holder holds
-    std::vector<int> idle_order_;  // idle holders, the longest idle first
+    std::vector<int> idle_order_;                           // idle holders, the longest idle first
     int absent_ = 0;
 };
 
