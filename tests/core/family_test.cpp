@@ -626,8 +626,10 @@ TEST(FamilyNames, NamesAndValuesRoundTrip) {
     EXPECT_EQ(public_family(FamilyAlgorithm::reduce_scatter), REDUX_ALGORITHM_REDUCE_SCATTER);
     EXPECT_EQ(REDUX_ALGORITHM_RECURSIVE_DOUBLING, 16);  // ABI
     EXPECT_EQ(REDUX_ALGORITHM_REDUCE_SCATTER, 17);
+    EXPECT_EQ(REDUX_ALGORITHM_TREE_DYN, 18);
     EXPECT_EQ(parse_family("recursive_doubling"), FamilyAlgorithm::recursive_doubling);  // '_' for '-'
     EXPECT_EQ(parse_family("reduce_scatter"), FamilyAlgorithm::reduce_scatter);
+    EXPECT_EQ(parse_family("tree_dyn"), FamilyAlgorithm::tree_dyn);
     for (const char* name :
          {"", "tree", "auto", "native", "optimal", "ring", "Recursive-Doubling", "reduce-scatter "}) {
         EXPECT_FALSE(parse_family(name).has_value()) << '"' << name << '"';
@@ -646,7 +648,10 @@ TEST(FamilyNames, NamesAndValuesRoundTrip) {
 
 TEST(FamilyNames, EveryOtherAlgorithmValueIsNoFamily) {
     for (int value = -2; value <= 64; ++value) {
-        if (value == REDUX_ALGORITHM_RECURSIVE_DOUBLING || value == REDUX_ALGORITHM_REDUCE_SCATTER) continue;
+        if (value == REDUX_ALGORITHM_RECURSIVE_DOUBLING || value == REDUX_ALGORITHM_REDUCE_SCATTER ||
+            value == REDUX_ALGORITHM_TREE_DYN) {
+            continue;
+        }
         EXPECT_FALSE(family_of(value).has_value()) << "value " << value;
     }
 }
