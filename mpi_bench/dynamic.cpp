@@ -1,0 +1,94 @@
+#include "dynamic.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+namespace redux_bench {
+namespace {
+
+// The fixed seeds of the two kinds of draws: arrivals (with the iteration) and op costs (with rank and iteration).
+constexpr std::uint32_t kArrivalSeed = 0x61727276;  // "arrv"
+constexpr std::uint32_t kOpCostSeed = 0x636f7374;   // "cost"
+
+// A generator seeded by a fixed seed, a 32-bit `word` and a 64-bit `index`: the same numbers on every rank.
+std::mt19937_64 seeded(std::uint32_t fixed, std::uint32_t word, long index) {
+    const auto bits = static_cast<std::uint64_t>(index);
+    std::seed_seq seed{fixed, word, static_cast<std::uint32_t>(bits), static_cast<std::uint32_t>(bits >> 32)};
+    return std::mt19937_64(seed);
+}
+
+// A finite number >= 0 in decimal notation, all of `text`.
+bool read_nonnegative(const std::string& text, double& value) {
+    if (text.empty() || text.find_first_not_of("0123456789.") != std::string::npos) return false;
+    char* end = nullptr;
+    value = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size() && std::isfinite(value);
+}
+
+}  // namespace
+
+std::optional<ArrivalSpec> parse_arrival(const std::string& text, std::string& error) {
+    ArrivalSpec spec;
+    if (text == "together") return spec;
+    const auto colon = text.find(':');
+    const std::string name = text.substr(0, colon);
+    if (name == "one-late") {
+        spec.kind = ArrivalKind::one_late;
+    } else if (name == "exp") {
+        spec.kind = ArrivalKind::exponential;
+    } else {
+        error = "--arrival: unknown pattern '" + text + "' (together, one-late:MS, exp:MS)";
+        return std::nullopt;
+    }
+    if (colon == std::string::npos || !read_nonnegative(text.substr(colon + 1), spec.delay_ms)) {
+        error = "--arrival: " + name + " needs a delay in milliseconds, as " + name + ":MS with MS >= 0 (got '" + text +
+                "')";
+        return std::nullopt;
+    }
+    return spec;
+}
+
+std::optional<double> parse_cost_cv(const std::string& text, std::string& error) {
+    double cv = 0;
+    if (read_nonnegative(text, cv)) return cv;
+    error = "--op-cost-cv: '" + text + "' is not a coefficient of variation (a number >= 0)";
+    return std::nullopt;
+}
+
+std::string arrival_label(const ArrivalSpec& spec) {
+    if (spec.kind == ArrivalKind::together) return "together";
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%g", spec.delay_ms);
+    return (spec.kind == ArrivalKind::one_late ? "one-late:" : "exp:") + std::string(ms);
+}
+
+double arrival_delay_s(const ArrivalSpec& spec, int ranks, long iteration, int rank) {
+    if (spec.kind == ArrivalKind::together || spec.delay_ms <= 0) return 0;
+    const double delay_s = spec.delay_ms * 1e-3;
+    std::mt19937_64 generator = seeded(kArrivalSeed, 0, iteration);
+    if (spec.kind == ArrivalKind::one_late) {
+        std::uniform_int_distribution<int> late(0, ranks - 1);
+        return late(generator) == rank ? delay_s : 0;
+    }
+    std::exponential_distribution<double> exponential(1 / delay_s);
+    double mine_s = 0;
+    for (int r = 0; r <= rank; ++r) mine_s = exponential(generator);
+    return mine_s;
+}
+
+OpCostDraws::OpCostDraws(double cv) : cv_(cv), gamma_(cv > 0 ? 1 / (cv * cv) : 1, cv > 0 ? cv * cv : 1) {}
+
+void OpCostDraws::seed(int rank, long iteration) {
+    if (cv_ <= 0) return;
+    generator_ = seeded(kOpCostSeed, static_cast<std::uint32_t>(rank), iteration);
+    gamma_.reset();
+}
+
+long OpCostDraws::cost_ns(long nominal_ns) {
+    if (cv_ <= 0) return nominal_ns;
+    return std::lround(gamma_(generator_) * static_cast<double>(nominal_ns));
+}
+
+}  // namespace redux_bench
