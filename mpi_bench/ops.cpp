@@ -1,5 +1,7 @@
 #include "ops.hpp"
 
+#include "dynamic.hpp"
+
 #include <chrono>
 #include <cstdlib>
 #include <sstream>
@@ -60,6 +62,7 @@ MPI_Datatype mpi_pair_type<double>() {
 long g_wait_ns_per_element = 0;
 long g_wait_ns_per_call = 0;
 bool g_wait_sleeps = false;
+OpCostDraws g_cost_draws;  // --op-cost-cv
 
 void wait_for(long nanoseconds) {
     if (nanoseconds <= 0) return;
@@ -81,7 +84,7 @@ void sum_then_wait(void* in, void* inout, int* len, MPI_Datatype*) {
     const T* a = static_cast<const T*>(in);
     T* b = static_cast<T*>(inout);
     for (int i = 0; i < *len; ++i) b[i] = static_cast<T>(a[i] + b[i]);
-    wait_for(g_wait_ns_per_call + g_wait_ns_per_element * *len);
+    wait_for(g_cost_draws.cost_ns(g_wait_ns_per_call + g_wait_ns_per_element * *len));
 }
 
 // A 2x2 matrix [m0 m1; m2 m3] of integers modulo 2^bits.
@@ -203,6 +206,7 @@ public:
                 g_wait_ns_per_element = spec.cost_ns;
                 g_wait_ns_per_call = spec.call_ns;
                 g_wait_sleeps = kind_ == OpKind::delay;
+                g_cost_draws = OpCostDraws(spec.cost_cv);
                 MPI_Op_create(sum_then_wait<T>, spec.noncommutative ? 0 : 1, &this->op_);
                 owns_op_ = true;
         }
@@ -393,6 +397,8 @@ std::string datatype_name(ElementType type) {
             return "double";
     }
 }
+
+void seed_op_costs(int rank, long iteration) { g_cost_draws.seed(rank, iteration); }
 
 std::unique_ptr<BenchOp> make_bench_op(const OpSpec& spec) {
     switch (spec.type) {

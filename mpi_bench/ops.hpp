@@ -12,7 +12,9 @@
 //   delay:NS         the same, sleeping instead of spinning: an expensive op that leaves the core to the other
 //                    ranks (the emulated cluster puts many ranks on 2 cores)
 // spin and delay wait NS times the number of elements passed to one call, so a fold applied in chunks costs
-// the same in total as one call; with --noncommutative they are created with MPI_Op_create(..., 0, ...).
+// the same in total as one call; with --noncommutative they are created with MPI_Op_create(..., 0, ...). With
+// --op-cost-cv CV > 0 each application's wait is that cost times a gamma draw of mean 1 (dynamic.hpp), the
+// draws restarted before every call by seed_op_costs.
 //
 // Every input is a small integer (for prod, mostly +-1), so sums and products are exact in float and double
 // whatever the order of the fold, and the result can be compared exactly. The expected result is computed by
@@ -32,8 +34,9 @@ enum class ElementType { int_, long_, float_, double_ };
 
 struct OpSpec {
     OpKind kind = OpKind::sum;
-    long cost_ns = 0;  // spin and delay: nanoseconds per element
-    long call_ns = 0;  // spin and delay: nanoseconds per call (an op with a cost whatever its length)
+    long cost_ns = 0;    // spin and delay: nanoseconds per element
+    long call_ns = 0;    // spin and delay: nanoseconds per call (an op with a cost whatever its length)
+    double cost_cv = 0;  // spin and delay: coefficient of variation of each application's cost (0: constant)
     bool noncommutative = false;
     ElementType type = ElementType::double_;
 };
@@ -77,5 +80,9 @@ protected:
 
 // The op of `spec`, its MPI handles created (between MPI_Init and MPI_Finalize); freed with the object.
 std::unique_ptr<BenchOp> make_bench_op(const OpSpec& spec);
+
+// Before a call of `iteration` on `rank`: restarts the op's cost draws (nothing unless cost_cv > 0), so that
+// every algorithm's turn of an iteration draws the same costs on each rank, in order.
+void seed_op_costs(int rank, long iteration);
 
 }  // namespace redux_bench

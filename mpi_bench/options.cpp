@@ -20,6 +20,7 @@ constexpr const char* kUsage =
     "usage: mpirun -np N mpi_bench [--collective C] [--algorithms LIST] [--sizes SIZES] [--iterations N]\n"
     "                              [--warmup N] [--root R] [--in-place] [--datatype TYPE] [--op OP]\n"
     "                              [--noncommutative] [--costs library|measured] [--sync barrier|window]\n"
+    "                              [--arrival together|one-late:MS|exp:MS] [--op-cost-cv CV]\n"
     "                              [--segment-bytes B] [--csv FILE] [--costs-csv FILE] [--full]\n"
     "                              [--quiet] [--help] [--version]\n";
 
@@ -42,7 +43,18 @@ constexpr const char* kDescription =
     "(native: the MPI library's own, through PMPI_Allreduce or PMPI_Reduce_scatter_block): every rank's result\n"
     "is verified, the latency of an iteration is the slowest rank's time, and there is no root. For\n"
     "reduce_scatter_block a size is each rank's whole input vector: recvcount = its elements / ranks (the CSV's\n"
-    "count), the size rounded down to ranks x recvcount elements, and sizes under one element per rank skipped.\n";
+    "count), the size rounded down to ranks x recvcount elements, and sizes under one element per rank skipped.\n"
+    "\n"
+    "Dynamic runs: --arrival delays every rank's entry into every call (warm-up and auto's first calls too) from\n"
+    "the iteration's start (the barrier, or the agreed start) by a pattern drawn for each iteration from a fixed\n"
+    "seed, the same in every algorithm's turn: one-late:MS, one rank picked at random (the root included) MS ms\n"
+    "late; exp:MS, every rank late by an exponential draw of mean MS ms. Late ranks sleep, outside MPI. The\n"
+    "latency is still timed from the start; the table adds NAME:last, the median time from the last rank's\n"
+    "entry into the call to the same end (--full: also its 90th percentile and mean). Each rank counts its\n"
+    "arrival from its own start: with --sync window that is one clock, with a barrier each rank's exit of it\n"
+    "(off by the barrier's skew), so use --sync window with --arrival. --op-cost-cv CV makes each\n"
+    "application of spin:NS or delay:NS cost a gamma draw of mean its nominal cost and coefficient of variation\n"
+    "CV, the same draws in every algorithm's turn of an iteration.\n";
 
 constexpr const char* kFooter =
     "Output: an OSU-style table on stdout: # Size, then per algorithm the median latency in us and \u00b1s%, half\n"
@@ -52,11 +64,14 @@ constexpr const char* kFooter =
     "(auto against native: faster, slower, or noise when the interquartile ranges overlap).\n"
     "--csv FILE: one row per (algorithm, op, size) with the header\n"
     "  algorithm,op,ranks,bytes,count,iterations,median_us,mean_us,q1_us,q3_us,min_us,max_us,predicted_us,\n"
-    "  segments,ran,same_plan_as,speedup_vs_native\n"
+    "  segments,ran,same_plan_as,speedup_vs_native,arrival,op_cost_cv,after_last_median_us,after_last_p90_us,\n"
+    "  after_last_mean_us\n"
     "(predicted_us, segments: libredux's plan of the last timed call (auto: the tree it settled on), empty for native; "
     "ran: what the last timed call ran, native\n"
     "or a strategy; same_plan_as: the algorithm shown in its place, as in the table; speedup_vs_native =\n"
-    "native median_us / this median_us from the same run, empty without native);\n"
+    "native median_us / this median_us from the same run, empty without native; arrival, op_cost_cv: the\n"
+    "--arrival and --op-cost-cv settings; after_last_*: over the iterations, the time from the last rank's entry\n"
+    "into the call to the end the latency is timed to);\n"
     "--costs-csv FILE: op,ranks,bytes,count,transfer_us,compute_us,source per size (the d and c planned with).\n"
     "Sizes smaller than one element of the datatype (reduce_scatter_block: one per rank) are skipped.\n"
     "Exit status: 0 on success, 1 when a result is wrong (or an MPI error), 2 for a bad command line.";
@@ -272,6 +287,8 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     std::string costs_text = "library";
     std::string sync_text = "barrier";
     std::string segment_text = "auto";
+    std::string arrival_text = "together";
+    std::string cost_cv_text = "0";
     bool noncommutative = false;
     app.add_option("--collective", collective_text,
                    "reduce (default: MPI_Reduce), allreduce (MPI_Allreduce) or reduce_scatter_block "
@@ -324,13 +341,25 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
                    "barrier (default, as OSU): time from leaving a barrier; window: every rank starts at a time "
                    "agreed in advance (clock offsets measured), which removes the barrier's exit skew")
         ->type_name("HOW");
+    app.add_option("--arrival", arrival_text,
+                   "together (default): every rank enters each call at the iteration's start; one-late:MS: one rank, "
+                   "drawn at random each iteration, MS milliseconds later; exp:MS: every rank later by an "
+                   "exponential draw of mean MS milliseconds (the pattern of an iteration is the same for every "
+                   "algorithm; best with --sync window)")
+        ->type_name("PATTERN");
+    app.add_option("--op-cost-cv", cost_cv_text,
+                   "spin:NS and delay:NS: each application of the op costs a gamma draw of mean its nominal cost "
+                   "and this coefficient of variation (default 0: the nominal cost)")
+        ->type_name("CV");
     app.add_option("--segment-bytes", segment_text,
                    "segment size of libredux's pipelined trees: auto (default: the library's choice, "
                    "REDUX_SEGMENT_BYTES or its model's), 0 (never segmented) or bytes (K, M allowed)")
         ->type_name("B");
     app.add_option("--csv", options.csv_path, "write one CSV row per (algorithm, op, size) to FILE")->type_name("FILE");
     app.add_option("--costs-csv", options.costs_csv_path, "write the d and c of every size to FILE")->type_name("FILE");
-    app.add_flag("-f,--full", options.min_max, "add min and max latency columns to the table");
+    app.add_flag("-f,--full", options.min_max,
+                 "add min and max latency columns to the table (with --arrival, also the 90th percentile and mean "
+                 "of the time after the last arrival)");
     app.add_flag("-q,--quiet", options.quiet, "no progress lines on stderr");
     app.add_option("--corrupt-result", options.corrupt_algorithm,
                    "(for tests) damage ALGORITHM's result before verification, on the root (reduce) or on the "
@@ -371,6 +400,15 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     const auto op = parse_op(op_text, datatype_text, noncommutative, error);
     if (!op) return usage_error(error);
     options.op = *op;
+    const auto cost_cv = parse_cost_cv(cost_cv_text, error);
+    if (!cost_cv) return usage_error(error);
+    if (*cost_cv > 0 && op->kind != OpKind::spin && op->kind != OpKind::delay) {
+        return usage_error("--op-cost-cv applies to spin:NS and delay:NS (the ops with a cost)");
+    }
+    options.op.cost_cv = *cost_cv;
+    const auto arrival = parse_arrival(arrival_text, error);
+    if (!arrival) return usage_error(error);
+    options.arrival = *arrival;
     if (options.every_rank_results() && options.root != 0) {
         return usage_error(std::string("--root: ") + collective_option(options.collective) +
                            " has no root (--root applies to --collective reduce)");

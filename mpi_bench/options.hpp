@@ -2,6 +2,7 @@
 // warm-up, costs to plan with) and where the results go (table, CSV, costs CSV, progress).
 #pragma once
 
+#include "dynamic.hpp"
 #include "ops.hpp"
 
 #include "redux/redux.h"
@@ -40,7 +41,8 @@ struct BenchOptions {
     int warmup = -1;     // -1: 100 up to kLargeMessageBytes, 10 above (auto's trials come before, runner.cpp)
     int root = 0;        // reduce only; the others have none and are timed and reported by rank 0
     bool in_place = false;
-    OpSpec op;
+    OpSpec op;                     // op.cost_cv: --op-cost-cv
+    ArrivalSpec arrival;           // --arrival: when each rank reaches each call (dynamic.hpp)
     bool measured_costs = false;   // --costs measured: d and c measured here and passed to the planner
     bool window_sync = false;      // --sync window: iterations start at an agreed time (start_clock.hpp)
     long long segment_bytes = -1;  // --segment-bytes, redux_options.segment_bytes of the planned algorithms

@@ -46,9 +46,9 @@ def read_csv(path, header, old_header=None):
         first = next(reader, None)
         if first == old_header:  # avg_us held the median
             return [{**dict(zip(old_header, row)), "median_us": row[5]} for row in reader if row]
-        if first != header:
-            sys.exit(f"plot.py: {path}: the header is not {','.join(header)}")
-        return [dict(zip(header, row)) for row in reader if row]
+        if first is None or first[:len(header)] != header:  # later versions add columns at the end
+            sys.exit(f"plot.py: {path}: the header does not start with {','.join(header)}")
+        return [dict(zip(first, row)) for row in reader if row]
 
 
 def file_name(text):

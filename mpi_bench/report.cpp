@@ -128,17 +128,55 @@ void Report::print_header(const std::string& skipped_sizes) {
         "#   d, c (us): planned with; plans: the algorithms of each plan joined by '=', [its segment count]\n",
         options_.window_sync ? "agreed start time (--sync window)" : "barrier",
         every_rank ? "the slowest rank's completion" : "the root's completion");
+    print_dynamic_header();
     std::printf("%-10s", "# Size");
+    const std::vector<ExtraColumn> extra = extra_columns();
     for (const AlgorithmChoice& algorithm : options_.algorithms) {
         std::printf(" %*s", column_width(algorithm.name), algorithm.name.c_str());
-        if (options_.min_max) {
-            const std::string min = algorithm.name + ":min", max = algorithm.name + ":max";
-            std::printf(" %*s %*s", column_width(min), min.c_str(), column_width(max), max.c_str());
+        for (const ExtraColumn& column : extra) {
+            const std::string name = algorithm.name + column.suffix;
+            std::printf(" %*s", column_width(name), name.c_str());
         }
     }
     std::printf(" %*s %*s %*s  %s\n", kSpeedupColumn, "speedup", kCostColumn, "d(us)", kCostColumn, "c(us)",
                 "plans[segments]");
     std::fflush(stdout);
+}
+
+std::vector<Report::ExtraColumn> Report::extra_columns() const {
+    std::vector<ExtraColumn> columns;
+    if (options_.min_max) {
+        columns.push_back({":min", [](const AlgorithmResult& r) { return r.latency.min_s; }});
+        columns.push_back({":max", [](const AlgorithmResult& r) { return r.latency.max_s; }});
+    }
+    if (options_.arrival.kind == ArrivalKind::together) return columns;
+    columns.push_back({":last", [](const AlgorithmResult& r) { return r.after_last.median_s; }});
+    if (options_.min_max) {
+        columns.push_back({":last-p90", [](const AlgorithmResult& r) { return r.after_last.p90_s; }});
+        columns.push_back({":last-mean", [](const AlgorithmResult& r) { return r.after_last.mean_s; }});
+    }
+    return columns;
+}
+
+// The '#' lines of --op-cost-cv and --arrival, when they are set.
+void Report::print_dynamic_header() const {
+    if (options_.op.cost_cv > 0) {
+        std::printf("# op cost: each application a gamma draw of mean its nominal cost, coefficient of variation %g\n",
+                    options_.op.cost_cv);
+    }
+    const ArrivalSpec& arrival = options_.arrival;
+    if (arrival.kind == ArrivalKind::together) return;
+    std::printf(
+        "# arrival %s: in each iteration %s (asleep until then),\n"
+        "#   counted from %s;\n"
+        "#   NAME:last (us): median time from the last rank's entry into the call to %s%s\n",
+        arrival_label(arrival).c_str(),
+        arrival.kind == ArrivalKind::one_late ? "one rank, drawn at random, enters late"
+                                              : "every rank enters late by an exponential draw",
+        options_.window_sync ? "the agreed start (one clock)"
+                             : "each rank's own exit of the barrier (--sync window: one clock)",
+        options_.every_rank_results() ? "the slowest rank's completion" : "the root's completion",
+        options_.min_max ? "\n#   (NAME:last-p90, NAME:last-mean: its 90th percentile and mean)" : "");
 }
 
 int Report::find(AlgorithmKind kind) const {
@@ -174,15 +212,17 @@ void Report::print_row(const SizeResult& result, const std::vector<int>& shown_a
                        const std::vector<AlgorithmPlan>& plans) {
     std::string row = std::to_string(result.bytes);
     row.resize(std::max<size_t>(row.size(), 10), ' ');
+    const std::vector<ExtraColumn> extra = extra_columns();
     for (size_t a = 0; a < result.algorithms.size(); ++a) {
-        const Summary& latency = result.algorithms[a].latency;
+        const AlgorithmResult& r = result.algorithms[a];
         const bool merged = shown_as[a] >= 0 && plans[a].kind == AlgorithmKind::strategy;
         const std::string& name = options_.algorithms[a].name;
-        row += " " + right_aligned(merged ? "=" + plans[static_cast<size_t>(shown_as[a])].name : latency_cell(latency),
-                                   column_width(name));
-        if (options_.min_max) {
-            row += " " + right_aligned(merged ? "-" : fixed(latency.min_s * 1e6, 2), column_width(name + ":min"));
-            row += " " + right_aligned(merged ? "-" : fixed(latency.max_s * 1e6, 2), column_width(name + ":max"));
+        row +=
+            " " + right_aligned(merged ? "=" + plans[static_cast<size_t>(shown_as[a])].name : latency_cell(r.latency),
+                                column_width(name));
+        for (const ExtraColumn& column : extra) {
+            row += " " +
+                   right_aligned(merged ? "-" : fixed(column.value_s(r) * 1e6, 2), column_width(name + column.suffix));
         }
     }
     const int native = find(AlgorithmKind::native), automatic = find(AlgorithmKind::automatic);
@@ -238,7 +278,9 @@ void Report::write_csv(const SizeResult& result, const std::vector<int>& shown_a
                 std::fprintf(csv_, "%.4f",
                              result.algorithms[static_cast<size_t>(native)].latency.median_s / l.median_s);
             }
-            std::fputc('\n', csv_);
+            const Summary& after = r.after_last;
+            std::fprintf(csv_, ",%s,%g,%.3f,%.3f,%.3f\n", arrival_label(options_.arrival).c_str(), options_.op.cost_cv,
+                         after.median_s * 1e6, after.p90_s * 1e6, after.mean_s * 1e6);
         }
         std::fflush(csv_);
     }

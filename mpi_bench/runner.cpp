@@ -1,5 +1,6 @@
 #include "runner.hpp"
 
+#include "dynamic.hpp"
 #include "yielding.hpp"
 
 #include <algorithm>
@@ -27,6 +28,15 @@ PlanReport plan_report(const redux_call_info& info) {
 void record_call(const redux_call_info& info, AlgorithmResult& out) {
     if (info.planned != 0) out.plan = plan_report(info);
     out.ran = info.planned != 0 ? algorithm_name(info.algorithm) : "native";
+}
+
+// Per timed iteration, the time from the last rank's entry into the call to the end the latency is timed to: both
+// count from the iteration's start, so it is the latency less the latest arrival.
+std::vector<double> after_last_arrival(const std::vector<double>& latency_s,
+                                       const std::vector<double>& last_arrival_s) {
+    std::vector<double> after_s(latency_s.size());
+    for (size_t i = 0; i < after_s.size(); ++i) after_s[i] = latency_s[i] - last_arrival_s[i];
+    return after_s;
 }
 
 }  // namespace
@@ -152,11 +162,12 @@ bool Runner::report_wrong_result(const std::string& wrong, const char* when) {
     return false;
 }
 
-// every_rank_results: each timed iteration's largest time over the ranks replaces the root's. Collective.
-void Runner::slowest_rank_samples(std::vector<double>& samples_s) const {
-    std::vector<double> slowest_s(samples_s.size());
-    max_to_root_yielding(samples_s.data(), slowest_s.data(), static_cast<int>(samples_s.size()), options_.root, comm_);
-    if (rank_ == options_.root) samples_s = std::move(slowest_s);
+// Each timed iteration's largest value over the ranks (the slowest rank's time, the latest arrival) replaces the
+// root's. Collective; every rank has one value per timed iteration.
+void Runner::largest_over_ranks(std::vector<double>& values) const {
+    std::vector<double> largest(values.size());
+    max_to_root_yielding(values.data(), largest.data(), static_cast<int>(values.size()), options_.root, comm_);
+    if (rank_ == options_.root) values = std::move(largest);
 }
 
 // --size-seconds: as many iterations as fit in about size_seconds at the verification round's pace (at least
@@ -175,10 +186,20 @@ void Runner::limit_rounds(double round_s, int& iterations, int& warmup) const {
     warmup = rounds[1];
 }
 
-double Runner::start_call() {
-    if (start_clock_) return start_clock_->next_start();
-    barrier_yielding(comm_);
-    return MPI_Wtime();
+// Collective. A call of `iteration` (negative: the warm-up and auto's trials) starts with the op's cost draws
+// restarted, a barrier or the next agreed start, then this rank's delay in the --arrival pattern, slept through.
+Runner::CallStart Runner::start_call(long iteration) {
+    seed_op_costs(rank_, iteration);
+    const double delay_s = arrival_delay_s(options_.arrival, size_, iteration, rank_);
+    double start_s = 0;
+    if (start_clock_) {
+        start_s = start_clock_->next_start();
+    } else {
+        barrier_yielding(comm_);
+        start_s = MPI_Wtime();
+    }
+    if (delay_s > 0) sleep_until(start_s + delay_s);
+    return {start_s, MPI_Wtime() - start_s};
 }
 
 bool Runner::run_size(int count, SizeResult& result) {
@@ -234,15 +255,16 @@ bool Runner::run_size(int count, SizeResult& result) {
         for (int trial = 1; trial < kAutoTrialCalls; ++trial) {
             redux_call_info info{};
             prepare(a);
-            start_call();
+            start_call(-static_cast<long>(warmup) - trial);
             check_call(call(a, count, &info), a);
             record_call(info, result.algorithms[a]);
         }
     }
     if (start_clock_) start_clock_->take_late_count();  // late starts count in the timed iterations only
 
-    std::vector<std::vector<double>> samples_s(algorithms);
+    std::vector<std::vector<double>> samples_s(algorithms), arrivals_s(algorithms);  // per timed iteration
     for (auto& samples : samples_s) samples.reserve(static_cast<size_t>(iterations));
+    for (auto& arrivals : arrivals_s) arrivals.reserve(static_cast<size_t>(iterations));
     // Each iteration runs the algorithms in a new random order, the same on every rank (one seed, one sequence
     // of draws): in a rotation each algorithm always followed the same one and inherited whatever that one left
     // behind (the ranks' scheduling, the network's queues); a random order spreads that over all of them.
@@ -253,13 +275,15 @@ bool Runner::run_size(int count, SizeResult& result) {
         std::shuffle(order.begin(), order.end(), shuffler);
         for (size_t a : order) {
             prepare(a);
-            const double t0 = start_call();
+            const CallStart start = start_call(it);
             redux_call_info info{};
             const int rc = call(a, count, &info);
-            const double elapsed_s = MPI_Wtime() - t0;
+            const double elapsed_s = MPI_Wtime() - start.start_s;
             check_call(rc, a);
             record_call(info, result.algorithms[a]);
-            if (it >= 0 && (options_.every_rank_results() || rank_ == options_.root)) samples_s[a].push_back(elapsed_s);
+            if (it < 0) continue;
+            arrivals_s[a].push_back(start.arrival_s);
+            if (options_.every_rank_results() || rank_ == options_.root) samples_s[a].push_back(elapsed_s);
         }
     }
     if (start_clock_) {
@@ -268,10 +292,13 @@ bool Runner::run_size(int count, SizeResult& result) {
     }
     if (!verify(count, "after", false)) return false;
 
-    if (options_.every_rank_results()) {
-        for (auto& samples : samples_s) slowest_rank_samples(samples);
+    for (size_t a = 0; a < algorithms; ++a) {
+        if (options_.every_rank_results()) largest_over_ranks(samples_s[a]);
+        largest_over_ranks(arrivals_s[a]);
+        if (rank_ != options_.root) continue;
+        result.algorithms[a].latency = summarize(samples_s[a]);
+        result.algorithms[a].after_last = summarize(after_last_arrival(samples_s[a], arrivals_s[a]));
     }
-    for (size_t a = 0; a < algorithms; ++a) result.algorithms[a].latency = summarize(samples_s[a]);
     return true;
 }
 

@@ -6,7 +6,12 @@
 // MPI_Reduce_scatter_block (--collective) end on every rank, and the rank that ends last depends on the algorithm
 // (a tree's broadcast ends on its leaves, recursive doubling everywhere at once), so there every rank times its
 // calls the same way and an iteration's latency is the largest of the ranks' times, gathered to rank 0 after the
-// timed iterations; every rank's result is verified. The barrier waits by
+// timed iterations; every rank's result is verified. --arrival (dynamic.hpp) then delays each rank's entry into
+// the call from that start, by sleeping: every rank reads its arrival, the time from its start to its entry
+// into the call, and the latest arrival of each iteration is gathered to the root, which reports the time
+// after the last arrival, the latency less the latest arrival (the same end: the root's completion, or the
+// slowest rank's). With --sync window the start is common (every rank's clock corrected to the root's);
+// with a barrier each rank's arrival counts from its own exit of the barrier. The barrier waits by
 // MPI_Test and sched_yield (yielding.hpp), not in MPI_Barrier, so ranks that are done do not take the core
 // of ranks still working when ranks outnumber cores. Within an iteration the algorithms run one after the
 // other, starting one further along the list each iteration, so slow phases of the machine hit all alike.
@@ -39,9 +44,10 @@ namespace redux_bench {
 constexpr int kAutoTrialCalls = redux::AutoSelect::kMaxCallsToDecide;
 
 struct AlgorithmResult {
-    Summary latency;  // over the timed iterations, on the root (every_rank_results: each the slowest rank's)
-    PlanReport plan;  // libredux's report of the latest planned call; plan.planned false when none was
-    std::string ran;  // what the last timed call ran: "native" or a strategy (auto's choice, a fallback)
+    Summary latency;     // over the timed iterations, on the root (every_rank_results: each the slowest rank's)
+    Summary after_last;  // over the same iterations: the latency less the iteration's latest arrival
+    PlanReport plan;     // libredux's report of the latest planned call; plan.planned false when none was
+    std::string ran;     // what the last timed call ran: "native" or a strategy (auto's choice, a fallback)
 };
 
 struct SizeResult {
@@ -70,10 +76,15 @@ private:
     bool verify(int count, const char* when, bool corrupt);
     std::string first_wrong_result(int count, bool corrupt);
     bool report_wrong_result(const std::string& wrong, const char* when);
-    void slowest_rank_samples(std::vector<double>& samples_s) const;
+    void largest_over_ranks(std::vector<double>& values) const;
     void check_call(int rc, size_t algorithm) const;
     void limit_rounds(double round_s, int& iterations, int& warmup) const;
-    double start_call();  // collective: a barrier or the next agreed start; returns the root's start time
+
+    struct CallStart {
+        double start_s;    // this rank's clock (MPI_Wtime) at the iteration's start
+        double arrival_s;  // from the start to this rank's entry into the call
+    };
+    CallStart start_call(long iteration);
 
     const BenchOptions& options_;
     const BenchOp& op_;

@@ -152,9 +152,7 @@ double StartClock::next_start() {
         if (spin_) continue;
 #ifdef SMPI_H  // simulated ranks: sleep the exact time (smpi_helpers.h makes nanosleep simulated; a spin would
                // hold simulated time still)
-        const auto whole_s = static_cast<time_t>(left_s);
-        const timespec exact{whole_s, static_cast<long>((left_s - static_cast<double>(whole_s)) * 1e9) + 1};
-        nanosleep(&exact, nullptr);
+        sleep_until(local_start_s);
         continue;
 #endif
         if (left_s > 300e-6) {

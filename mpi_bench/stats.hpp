@@ -14,6 +14,7 @@ struct Summary {
     double mean_s = 0;
     double q1_s = 0;  // first and third quartiles
     double q3_s = 0;
+    double p90_s = 0;  // 90th percentile
     double min_s = 0;
     double max_s = 0;
 };
@@ -39,6 +40,7 @@ inline Summary summarize(std::vector<double> samples_s) {
     summary.median_s = quantile_sorted(samples_s, 0.5);
     summary.q1_s = quantile_sorted(samples_s, 0.25);
     summary.q3_s = quantile_sorted(samples_s, 0.75);
+    summary.p90_s = quantile_sorted(samples_s, 0.9);
     summary.mean_s = std::accumulate(samples_s.begin(), samples_s.end(), 0.0) / static_cast<double>(samples_s.size());
     summary.min_s = samples_s.front();
     summary.max_s = samples_s.back();

@@ -89,4 +89,13 @@ void max_to_root_yielding(const double* values, double* largest, int n, int root
     wait_all_yielding(1, &request);
 }
 
+// Under SMPI nanosleep is simulated (smpi_helpers.h), so the simulated ranks sleep the exact simulated time.
+void sleep_until(double until_s) {
+    for (double left_s = until_s - MPI_Wtime(); left_s > 0; left_s = until_s - MPI_Wtime()) {
+        const auto whole_s = static_cast<time_t>(left_s);
+        const timespec pause{whole_s, static_cast<long>((left_s - static_cast<double>(whole_s)) * 1e9) + 1};
+        nanosleep(&pause, nullptr);
+    }
+}
+
 }  // namespace redux_bench

@@ -32,4 +32,8 @@ long min_yielding(long value, MPI_Comm comm);
 // Element by element, the largest of every rank's values[0 .. n), into `largest` on the root.
 void max_to_root_yielding(const double* values, double* largest, int n, int root, MPI_Comm comm);
 
+// Sleeps (nanosleep, no spinning) until MPI_Wtime() reaches `until_s`: the rank leaves its core as an
+// application rank that is busy elsewhere does. Returns at once when that time has passed.
+void sleep_until(double until_s);
+
 }  // namespace redux_bench

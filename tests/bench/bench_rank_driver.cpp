@@ -23,6 +23,11 @@
 //     --costs-source SOURCE   library (default) or measured
 //     --iterations N          the CSV's iterations (default: mpi_bench's --iterations when given)
 //     --segments N            the segment count of every planned row
+//     --arrival LABEL         the CSV's arrival column (default together); other than together, the table has a
+//                             NAME:last column after each algorithm's, and the mean latency less the mean time
+//                             after the last arrival (the mean latest arrival) is at least one-late's delay, or
+//                             above 0 for exp
+//     --op-cost-cv CV         the CSV's op_cost_cv column (default 0)
 //     --message TEXT          usage-error, wrong-result: text the root's stderr must contain ({last-rank}: the
 //                             number of the last rank); may be given more than once
 #include <fcntl.h>
@@ -46,7 +51,7 @@ namespace {
 
 const char* const kCsvHeader =
     "algorithm,op,ranks,bytes,count,iterations,median_us,mean_us,q1_us,q3_us,min_us,max_us,predicted_us,segments,ran,"
-    "same_plan_as,speedup_vs_native";
+    "same_plan_as,speedup_vs_native,arrival,op_cost_cv,after_last_median_us,after_last_p90_us,after_last_mean_us";
 const char* const kCostsHeader = "op,ranks,bytes,count,transfer_us,compute_us,source";
 
 struct Expectations {
@@ -61,6 +66,9 @@ struct Expectations {
     std::vector<std::string> messages;
     int iterations = 0;  // the samples every row must have (0: not checked)
     int segments = 0;    // the segment count every planned row must have (0: any >= 1)
+    std::string arrival = "together";
+    std::string op_cost_cv = "0";
+    bool window_sync = false;  // mpi_bench's --sync window: arrivals and ends on one clock
     std::vector<std::string> bench_args;
 };
 
@@ -159,14 +167,21 @@ Expectations parse(int argc, char** argv) {
             e.iterations = std::atoi(value.c_str());
         else if (key == "--segments")
             e.segments = std::atoi(value.c_str());
+        else if (key == "--arrival")
+            e.arrival = value;
+        else if (key == "--op-cost-cv")
+            e.op_cost_cv = value;
         else {
             std::cerr << "bench_rank_driver: unknown option " << key << "\n";
             std::exit(2);
         }
     }
     for (++i; i < argc; ++i) e.bench_args.emplace_back(argv[i]);
-    for (size_t a = 0; a + 1 < e.bench_args.size() && e.iterations == 0; ++a) {
-        if (e.bench_args[a] == "--iterations") e.iterations = std::atoi(e.bench_args[a + 1].c_str());
+    for (size_t a = 0; a + 1 < e.bench_args.size(); ++a) {
+        const std::string& arg = e.bench_args[a];
+        const std::string& value = e.bench_args[a + 1];
+        if (arg == "--iterations" && e.iterations == 0) e.iterations = std::atoi(value.c_str());
+        if (arg == "--sync") e.window_sync = value == "window";
     }
     return e;
 }
@@ -210,6 +225,11 @@ enum Field {
     kRan,
     kSamePlanAs,
     kSpeedup,
+    kArrival,
+    kOpCostCv,
+    kAfterLastMedian,
+    kAfterLastP90,
+    kAfterLastMean,
     kFields
 };
 
@@ -239,6 +259,39 @@ void check_latency(const std::vector<std::string>& f, int iterations, const std:
         fail(where + "iterations is not " + std::to_string(iterations));
     }
     median = v[2];
+}
+
+// arrival, op_cost_cv and the time after the last arrival of one row. In every iteration that time is the latency
+// less the latest arrival, which is >= 0 (each rank's own start to its entry into the call), so its median and mean
+// are at most the latency's, up to the CSV's rounding to 0.001 us; the mean latency less its mean is the mean latest
+// arrival, at least one-late's delay, since the late rank sleeps that long from its start. With --sync window the
+// ends and arrivals are on one clock, where nothing ends before the last rank entered the call.
+void check_after_last(const Expectations& e, const std::vector<std::string>& f, const std::string& where) {
+    if (f[kArrival] != e.arrival) fail(where + "arrival is not " + e.arrival);
+    if (f[kOpCostCv] != e.op_cost_cv) fail(where + "op_cost_cv is not " + e.op_cost_cv);
+    double median = 0, p90 = 0, mean = 0, latency_median = 0, latency_mean = 0, latency_max = 0;
+    if (!parse_number(f[kAfterLastMedian], median) || !parse_number(f[kAfterLastP90], p90) ||
+        !parse_number(f[kAfterLastMean], mean) || !parse_number(f[kMedian], latency_median) ||
+        !parse_number(f[kMean], latency_mean) || !parse_number(f[kMax], latency_max)) {
+        fail(where + "after_last_median_us, after_last_p90_us or after_last_mean_us is not a number");
+        return;
+    }
+    constexpr double kRounding_us = 0.0015;
+    if (!(median <= p90 + kRounding_us && p90 <= latency_max + kRounding_us)) {
+        fail(where + "not after_last_median_us <= after_last_p90_us <= max_us");
+    }
+    if (!(median <= latency_median + kRounding_us && mean <= latency_mean + kRounding_us)) {
+        fail(where + "the time after the last arrival exceeds the latency (median or mean)");
+    }
+    const std::string late = "one-late:";
+    const double last_arrival_us = latency_mean - mean;
+    if (e.arrival.rfind(late, 0) == 0 && last_arrival_us < std::atof(e.arrival.c_str() + late.size()) * 1e3 - 0.002) {
+        fail(where + "the mean latest arrival, mean_us - after_last_mean_us, is less than one-late's delay");
+    }
+    if (e.arrival.rfind("exp:", 0) == 0 && !(last_arrival_us > 0)) fail(where + "exp: no rank arrived late");
+    if (e.window_sync && !(median >= 0 && mean >= 0)) {
+        fail(where + "on one clock (--sync window), the time after the last arrival is negative");
+    }
 }
 
 // predicted_us, segments, ran and same_plan_as of one row.
@@ -334,6 +387,7 @@ void check_csv(const Expectations& e, int ranks, const std::string& csv_path, st
                      (e.collective == "reduce_scatter_block" ? " / ranks" : ""));
             }
             check_latency(f, e.iterations, where, row.median);
+            check_after_last(e, f, where);
             const bool planned = algorithm != "native" && ranks > 1;  // one rank: libredux passes to PMPI_Reduce
             check_plan_fields(e, f, a, planned, where);
             if (algorithm == "native") native_median = row.median;
@@ -394,6 +448,14 @@ void check_table_row(const Expectations& e, const std::string& line, const CsvRo
             ok = at + 1 < cells.size() && parse_number(cells[at], value) && std::fabs(value - row.median) <= 0.0051 &&
                  cells[at + 1].rfind("\u00b1", 0) == 0 && cells[at + 1].back() == '%';
             at += 2;
+        }
+        if (ok && e.arrival != "together") {  // NAME:last, the median time after the last arrival
+            double value = 0;
+            ok = at < cells.size() &&
+                 (merged ? cells[at] == "-"
+                         : parse_number(cells[at], value) &&
+                               std::fabs(value - std::atof(row.field[kAfterLastMedian].c_str())) <= 0.0051);
+            ++at;
         }
         if (e.algorithms[a] == "native") native = row.median;
         if (e.algorithms[a] == "auto") automatic = row.median;
@@ -485,7 +547,10 @@ void check_table(const Expectations& e, const std::string& out_path, const std::
         return;
     }
     std::vector<std::string> expected_columns = {"#", "Size"};
-    for (const auto& a : e.algorithms) expected_columns.push_back(a);
+    for (const auto& a : e.algorithms) {
+        expected_columns.push_back(a);
+        if (e.arrival != "together") expected_columns.push_back(a + ":last");
+    }
     expected_columns.insert(expected_columns.end(), {"speedup", "d(us)", "c(us)", "plans[segments]"});
     if (words(lines[at]) != expected_columns) fail("table header is '" + lines[at] + "'");
     size_t row_lines = 0;
