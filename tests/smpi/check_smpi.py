@@ -17,7 +17,8 @@ before and after timing and exits 1 on a wrong one.
 Time under CM02 is deterministic: a strategy's measured time must be its prediction within 2 %. Where the model
 is known not to describe what the simulation does, the case is listed in KNOWN_GAPS with the reason, and held to
 that looser bound instead (so that it still fails if it gets worse); a known gap that closes fails too, so the
-list stays true.
+list stays true. Tree-dyn chooses its pairs while it runs: its prediction (the model's best tree, plus the
+matchmaker's messages) is a lower bound, and it is held to that alone (LOWER_BOUND_ONLY).
 """
 import csv
 import os
@@ -37,6 +38,7 @@ WIDE_TREE = ("c/d 0.1 at 8 B: the root of a wide tree folds children that arrive
              "about one fold more than the model")
 KNOWN_GAPS[("optimal", 8, "spin")] = (1.02, 1.06, WIDE_TREE)
 KNOWN_GAPS[("ksss", 8, "spin")] = (1.02, 1.06, WIDE_TREE)
+LOWER_BOUND_ONLY = {"tree-dyn"}
 
 
 def run(bench, run_sh, prefix, ranks, sizes, op_args, csv_path):
@@ -81,6 +83,8 @@ def main():
                 key = (r["algorithm"], int(r["bytes"]))
                 low, high, why = KNOWN_GAPS.get(key + (op,), KNOWN_GAPS.get(key + (None,), (
                     1 - TOLERANCE, 1 + TOLERANCE, "")))
+                if r["algorithm"] in LOWER_BOUND_ONLY:
+                    low, high, why = 1 - TOLERANCE, float("inf"), "pairs chosen at run time: a lower bound"
                 line = "%-9s %-10s %8s B %-4s measured %10.2f us predicted %10.2f us ratio %.3f %s" % (
                     r["algorithm"], "(" + r["ran"] + ")", r["bytes"], op, float(r["median_us"]),
                     float(r["predicted_us"]), ratio, "[known gap: %s]" % why if why else "")
@@ -88,7 +92,7 @@ def main():
                 checked += 1
                 if not low <= ratio <= high:
                     failures.append(line + " outside [%.2f, %.2f]" % (low, high))
-                elif why and abs(ratio - 1) <= TOLERANCE:
+                elif why and high != float("inf") and abs(ratio - 1) <= TOLERANCE:
                     failures.append(line + " is within 2 %%: the gap closed, take it off KNOWN_GAPS")
     if checked == 0:
         failures.append("no row with a prediction")
