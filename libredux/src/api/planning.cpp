@@ -331,14 +331,12 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
 }
 
 // Tree-dyn's entry: no tree to plan. What it is predicted to take, for the decision log and auto's order, is an
-// estimate for ranks that arrive together: the best tree's time and, for each of its rounds of pairings, the two
-// small messages of a pairing (the rank's "idle" to the root, the root's order).
-PlannedTree tree_dyn(const Plan& best, const Costs& costs, double latency_s, int ranks) {
+// estimate for ranks that arrive together, a lower bound: the best tree's time and the two small messages before
+// the first pairing (a rank's "arrived" to the root, the root's order); ranks idle together are paired in one batch.
+PlannedTree tree_dyn(const Plan& best, const Costs& costs, double latency_s) {
     PlannedTree tree;
     tree.family = FamilyAlgorithm::tree_dyn;
-    int rounds = 0;
-    while ((1 << rounds) < ranks) ++rounds;
-    tree.predicted_s = best.predicted_s() + costs.call_s + 2.0 * latency_s * rounds;
+    tree.predicted_s = best.predicted_s() + costs.call_s + 2.0 * latency_s;
     return tree;
 }
 
@@ -380,7 +378,7 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
         return MPI_SUCCESS;
     }
     if (family_of(key.algorithm) == FamilyAlgorithm::tree_dyn) {
-        cached.trees.push_back(tree_dyn(best, costs, input.latency_s, state.size));
+        cached.trees.push_back(tree_dyn(best, costs, input.latency_s));
         return MPI_SUCCESS;
     }
     cached.trees.push_back(tree_of(best));

@@ -386,9 +386,12 @@ public:
 
     int run() {
         const auto n = static_cast<size_t>(size_);
-        requests_.reserve(4 * n + 4);
-        events_.reserve(4 * n + 4);
+        // At most per call: the root's n - 1 arrivals, n - 1 "folded", n - 1 data receives and two orders per
+        // pairing; a rank's order receives, data receives, reports and one send. Reserved: no buffer moves.
+        requests_.reserve(6 * n + 8);
+        events_.reserve(6 * n + 8);
         orders_.reserve(2 * n);
+        folds_.reserve(n);
         if (rank_ == a_.root) {
             acc_ = {a_.recvbuf, layout_.extent};
             if (!a_.in_place) {
@@ -403,6 +406,7 @@ public:
             for (int r = 0; r < size_; ++r) lo_[static_cast<size_t>(r)] = hi_[static_cast<size_t>(r)] = r;
             arrived_[static_cast<size_t>(rank_)] = 1;
             absent_ = size_ - 1;
+            while ((1 << depth_) < size_) ++depth_;
             become_idle(rank_);
             ready_in_.reserve(3 * n);
             for (int r = 0; r < size_; ++r) {
@@ -420,6 +424,14 @@ public:
             REDUX_MPI(wait_any_yielding(static_cast<int>(requests_.size()), requests_.data(), index, status));
             if (index == MPI_UNDEFINED) return MPI_ERR_INTERN;  // nothing in flight and not finished
             REDUX_MPI(on_done(events_[static_cast<size_t>(index)]));
+            // Whatever else has completed is taken too before the root pairs: ranks that arrive together are
+            // paired in one batch.
+            for (int done = 1; done;) {
+                REDUX_MPI(MPI_Testany(static_cast<int>(requests_.size()), requests_.data(), &index, &done, &status));
+                if (!done || index == MPI_UNDEFINED) break;
+                REDUX_MPI(on_done(events_[static_cast<size_t>(index)]));
+            }
+            if (rank_ == a_.root) REDUX_MPI(match());
         }
         return MPI_SUCCESS;
     }
@@ -428,14 +440,19 @@ private:
     enum Kind : uint8_t { kSent, kArrivalReceived, kFoldedReceived, kOrderReceived, kDataReceived };
     struct Event {
         Kind kind = kSent;
-        int peer = -1;     // the rank a receive is from
-        bool left = true;  // kDataReceived: its part lies left of this rank's (non-commutative)
-        int slot = -1;     // kDataReceived: the scratch buffer it arrives in
+        int peer = -1;  // the rank a receive is from
+        int slot = -1;  // kDataReceived: the scratch buffer it arrives in
+    };
+    // A partial result this rank was told to receive, in the order of the orders.
+    struct Fold {
+        int slot = -1;
+        bool left = true;  // its ranks lie left of this rank's (non-commutative)
+        bool here = false;
     };
 
-    MPI_Request* next(Kind kind, int peer = -1, bool left = true, int slot = -1) {
+    MPI_Request* next(Kind kind, int peer = -1, int slot = -1) {
         requests_.push_back(MPI_REQUEST_NULL);
-        events_.push_back({kind, peer, left, slot});
+        events_.push_back({kind, peer, slot});
         return &requests_.back();
     }
     // A start that failed leaves its request null: its place is taken back.
@@ -474,8 +491,10 @@ private:
     }
     int post_data_receive(int from, bool left) {
         const int slot = take_slot();
-        return post(MPI_Irecv(slots_[static_cast<size_t>(slot)], a_.count, a_.datatype, from, tags::kDynData, comm_,
-                              next(kDataReceived, from, left, slot)));
+        REDUX_MPI(post(MPI_Irecv(slots_[static_cast<size_t>(slot)], a_.count, a_.datatype, from, tags::kDynData, comm_,
+                                 next(kDataReceived, from, slot))));
+        folds_.push_back({slot, left, false});
+        return MPI_SUCCESS;
     }
 
     int on_done(const Event e) {
@@ -484,46 +503,66 @@ private:
                 return MPI_SUCCESS;
             case kArrivalReceived:
             case kFoldedReceived:
-                return on_ready(e.peer, e.kind == kArrivalReceived);
+                on_ready(e.peer, e.kind == kArrivalReceived);
+                return MPI_SUCCESS;
             case kOrderReceived:
                 return on_order();
             case kDataReceived:
-                return on_data(e);
+                for (Fold& f : folds_) f.here = f.here || f.slot == e.slot;
+                return fold_arrived();
         }
         return MPI_ERR_INTERN;
     }
 
-    // A non-root rank's order from the root.
+    // A non-root rank's order from the root. Orders come in the order given: receives to fold, then at most one
+    // send, made once every receive before it is folded.
     int on_order() {
         const int kind = order_in_[0], peer = order_in_[1];
         if (kind == kSendTo) {
-            sent_ = true;
-            return post(MPI_Isend(acc_.base, a_.count, a_.datatype, peer, tags::kDynData, comm_, next(kSent)));
+            send_to_ = peer;
+            return send_when_folded();
         }
         if (kind != kReceiveFrom) return MPI_ERR_INTERN;
         REDUX_MPI(post_data_receive(peer, order_in_[2] != 0));
         return post_order_receive();
     }
-
-    // A partial result has come: folded into the accumulator, on the side its ranks lie.
-    int on_data(const Event& e) {
-        if (rank_ != a_.root && acc_.base == a_.input) {  // a non-root rank's first fold: its data becomes writable
-            const int slot = take_slot();
-            REDUX_MPI(copy_elements(a_.input, slots_[static_cast<size_t>(slot)], a_.count, a_.datatype, layout_,
-                                    scratch_.pack_scratch));
-            acc_ = slot_vector(slot);
-        }
-        REDUX_MPI(fold(slot_vector(e.slot), acc_, 0, a_.count, e.left, a_, layout_, scratch_));
-        free_slots_.push_back(e.slot);
-        if (rank_ != a_.root) {
-            return post(MPI_Isend(&kFoldedMessage, 1, MPI_INT, a_.root, tags::kDynReady, comm_, next(kSent)));
-        }
-        if (--outstanding_[static_cast<size_t>(rank_)] == 0) become_idle(rank_);
-        return match();
+    int send_when_folded() {
+        if (send_to_ < 0 || sent_ || !folds_.empty()) return MPI_SUCCESS;
+        sent_ = true;
+        return post(MPI_Isend(acc_.base, a_.count, a_.datatype, send_to_, tags::kDynData, comm_, next(kSent)));
     }
 
-    // The root, matchmaker: rank r says it has arrived, or has folded what it was told to receive.
-    int on_ready(int r, bool arrival) {
+    // Partial results that have come are folded into the accumulator, on the side their ranks lie: as they come
+    // under a commutative op, in the order of the orders otherwise.
+    int fold_arrived() {
+        for (size_t i = 0; i < folds_.size();) {
+            if (!folds_[i].here) {
+                if (!a_.commutative) break;
+                ++i;
+                continue;
+            }
+            const Fold f = folds_[i];
+            folds_.erase(folds_.begin() + static_cast<std::ptrdiff_t>(i));
+            if (rank_ != a_.root && acc_.base == a_.input) {  // a non-root rank's first fold: its data becomes writable
+                const int slot = take_slot();
+                REDUX_MPI(copy_elements(a_.input, slots_[static_cast<size_t>(slot)], a_.count, a_.datatype, layout_,
+                                        scratch_.pack_scratch));
+                acc_ = slot_vector(slot);
+            }
+            REDUX_MPI(fold(slot_vector(f.slot), acc_, 0, a_.count, f.left, a_, layout_, scratch_));
+            free_slots_.push_back(f.slot);
+            if (rank_ != a_.root) {
+                REDUX_MPI(post(MPI_Isend(&kFoldedMessage, 1, MPI_INT, a_.root, tags::kDynReady, comm_, next(kSent))));
+            } else {
+                on_ready(rank_, false);
+            }
+        }
+        return rank_ == a_.root ? MPI_SUCCESS : send_when_folded();
+    }
+
+    // The root, matchmaker: rank r says it has arrived, or has folded one of the partial results it was told to
+    // receive.
+    void on_ready(int r, bool arrival) {
         const auto at = static_cast<size_t>(r);
         if (arrival) {
             arrived_[at] = 1;
@@ -531,10 +570,9 @@ private:
                 --absent_;
                 become_idle(r);
             }
-        } else if (--outstanding_[at] == 0) {
+        } else if (--outstanding_[at] == 0 && !gone_[at]) {
             become_idle(r);
         }
-        return match();
     }
 
     // The root receives from each rank exactly what it owes in this call: its arrival, and one "folded" per order
@@ -547,14 +585,11 @@ private:
 
     void become_idle(int r) { idle_order_.push_back(r); }
     bool busy() const {
-        for (int r = 0; r < size_; ++r) {
-            if (!gone_[static_cast<size_t>(r)] && outstanding_[static_cast<size_t>(r)] > 0) return true;
-        }
-        return false;
+        return std::any_of(outstanding_.begin(), outstanding_.end(), [](int32_t o) { return o > 0; });
     }
 
     // `from` sends all it holds to `to`, which folds it: orders to both (the root's own receive posted here).
-    // `from` may not have arrived yet: the order waits for it.
+    // `from` may not have arrived yet, and either may still be folding: the orders wait for them.
     int pair(int from, int to) {
         const auto f = static_cast<size_t>(from), t = static_cast<size_t>(to);
         const bool left = hi_[f] < lo_[t];
@@ -575,31 +610,59 @@ private:
         return expect_ready(to, kFoldedReceived);
     }
 
-    // Pairs that can merge now, as the slot of Tree-dyn pairs them: the rank idle longest receives (the root
-    // always, when it is one of the two). Non-commutative: only neighbouring intervals of ranks pair.
-    // When one rank alone has not arrived and nothing else can happen (one idle holder, or under a
-    // non-commutative op its idle neighbour, and nobody folding), it is told where to send before it comes, so
-    // that the last rank to arrive sends at once, without a round trip to the root.
     int match() {
-        for (bool paired = true; paired;) {
-            paired = false;
-            for (size_t i = 0; i < idle_order_.size() && !paired; ++i) {
-                const int x = idle_order_[i];
-                for (size_t j = 0; j < idle_order_.size() && !paired; ++j) {
-                    const int y = idle_order_[j];
-                    if (i == j || (!a_.commutative && !neighbours(x, y))) continue;
-                    const int first = i < j ? x : y, second = i < j ? y : x;
-                    const int to = second == rank_ ? second : first;
-                    REDUX_MPI(pair(to == first ? second : first, to));
-                    paired = true;
-                }
+        REDUX_MPI(pair_idle());
+        return push_to_absent();
+    }
+
+    // Every idle holder of a partial result is paired at once, in rounds as in a binomial tree: in each round
+    // the holders pair two by two, the one idle longer receiving (the root always, when it is one of the two),
+    // and the receivers go on to the next round while they still fold. Holders idle together are thus combined
+    // with one order each, not one round trip to the root per fold. Under a non-commutative op only runs of
+    // neighbouring intervals of ranks pair, in interval order.
+    int pair_idle() {
+        std::vector<std::vector<int>> runs;
+        if (a_.commutative) {
+            runs.push_back(idle_order_);
+        } else {
+            std::vector<int> holders = idle_order_;
+            std::sort(holders.begin(), holders.end(),
+                      [&](int x, int y) { return lo_[static_cast<size_t>(x)] < lo_[static_cast<size_t>(y)]; });
+            for (size_t i = 0; i < holders.size(); ++i) {
+                if (i == 0 || !neighbours(holders[i - 1], holders[i])) runs.emplace_back();
+                runs.back().push_back(holders[i]);
             }
         }
-        if (absent_ != 1 || busy()) return MPI_SUCCESS;
-        int late = 0;
-        while (arrived_[static_cast<size_t>(late)] || gone_[static_cast<size_t>(late)]) ++late;
-        for (int x : idle_order_) {
-            if (a_.commutative || neighbours(x, late)) return pair(late, x);
+        for (std::vector<int>& run : runs) {
+            while (run.size() > 1) {
+                std::vector<int> receivers;
+                for (size_t i = 0; i + 1 < run.size(); i += 2) {
+                    const int to = run[i + 1] == rank_ ? run[i + 1] : run[i];
+                    REDUX_MPI(pair(to == run[i] ? run[i + 1] : run[i], to));
+                    receivers.push_back(to);
+                }
+                if (run.size() % 2 == 1) receivers.push_back(run.back());
+                run = std::move(receivers);
+            }
+        }
+        return MPI_SUCCESS;
+    }
+
+    // When nobody folds and few ranks are absent (at most the depth of a binomial tree: folding them one by one
+    // costs the root no more folds than that tree would), the absent ranks are told where to send before they
+    // come, so that each sends the moment it arrives, without a round trip to the root: to the root under a
+    // commutative op (it holds all the others have), to an idle neighbouring holder otherwise.
+    int push_to_absent() {
+        if (absent_ == 0 || absent_ > depth_ || busy()) return MPI_SUCCESS;
+        for (int late = 0; late < size_; ++late) {
+            const auto at = static_cast<size_t>(late);
+            if (arrived_[at] || gone_[at]) continue;
+            for (int x : idle_order_) {
+                if (a_.commutative || neighbours(x, late)) {
+                    REDUX_MPI(pair(late, x));
+                    break;
+                }
+            }
         }
         return MPI_SUCCESS;
     }
@@ -619,7 +682,9 @@ private:
     std::vector<void*> slots_;
     std::vector<int> free_slots_;
     int slot_count_ = 0;
+    std::vector<Fold> folds_;
     int order_in_[3] = {0, 0, 0};
+    int send_to_ = -1;
     bool sent_ = false;
     // The root's view.
     std::vector<int> ready_in_;
@@ -628,6 +693,7 @@ private:
     std::vector<int32_t> outstanding_, members_, lo_, hi_;  // lo_, hi_: the interval of ranks a holder holds
     std::vector<int> idle_order_;                           // idle holders, the longest idle first
     int absent_ = 0;
+    int depth_ = 1;  // of a binomial tree over the ranks
 };
 
 }  // namespace
