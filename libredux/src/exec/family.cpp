@@ -584,6 +584,9 @@ private:
     }
 
     void become_idle(int r) { idle_order_.push_back(r); }
+    bool busy() const {
+        return std::any_of(outstanding_.begin(), outstanding_.end(), [](int32_t o) { return o > 0; });
+    }
 
     // `from` sends all it holds to `to`, which folds it: orders to both (the root's own receive posted here).
     // `from` may not have arrived yet, and either may still be folding: the orders wait for them.
@@ -645,19 +648,17 @@ private:
         return MPI_SUCCESS;
     }
 
-    // When few ranks are absent (at most the depth of a binomial tree), each is told where to send before it
-    // comes, so that it sends the moment it arrives, without a round trip to the root: to the root under a
-    // commutative op (it ends up with all the others have), to a neighbouring holder otherwise; and only to a
-    // holder with fewer folds to do than that depth, so that a holder never folds more than in that tree.
+    // When nobody folds and few ranks are absent (at most the depth of a binomial tree: folding them one by one
+    // costs the root no more folds than that tree would), the absent ranks are told where to send before they
+    // come, so that each sends the moment it arrives, without a round trip to the root: to the root under a
+    // commutative op (it holds all the others have), to an idle neighbouring holder otherwise.
     int push_to_absent() {
-        if (absent_ == 0 || absent_ > depth_) return MPI_SUCCESS;
+        if (absent_ == 0 || absent_ > depth_ || busy()) return MPI_SUCCESS;
         for (int late = 0; late < size_; ++late) {
             const auto at = static_cast<size_t>(late);
             if (arrived_[at] || gone_[at]) continue;
-            for (int x = 0; x < size_; ++x) {
-                const auto h = static_cast<size_t>(x);
-                if (!arrived_[h] || gone_[h] || outstanding_[h] >= depth_) continue;
-                if (a_.commutative ? x == rank_ : neighbours(x, late)) {
+            for (int x : idle_order_) {
+                if (a_.commutative || neighbours(x, late)) {
                     REDUX_MPI(pair(late, x));
                     break;
                 }

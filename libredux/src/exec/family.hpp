@@ -67,10 +67,9 @@ int run_reduce_scatter(const FamilyArgs& args, const ElementLayout& layout, MPI_
 // folded, its partial result goes to t, tags::kDynData, and its part is over). The root pairs the idle holders of
 // partial results as it learns of them, all at once in rounds as in a binomial tree (the one idle longer
 // receives, the root whenever it is one of the two); under a non-commutative op only holders of neighbouring
-// intervals of ranks pair, the lower interval folded on the left, so the result is the rank-order reduction. When at
-// most ceil(log2 size) ranks are absent, each is told in advance where to send (the root, or under a
-// non-commutative op a neighbouring holder; one with fewer folds to do than that), so the last ranks send the
-// moment they come.
+// intervals of ranks pair, the lower interval folded on the left, so the result is the rank-order reduction. When
+// nobody folds and at most ceil(log2 size) ranks are absent, each is told in advance where to send (the root, or
+// under a non-commutative op an idle neighbour), so the last ranks send the moment they come.
 // A pairing costs two small messages (the "idle" and the order) besides the transfer; an absent rank's none.
 // The whole vector travels in one message (no segments).
 int run_tree_dyn(const FamilyArgs& args, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
