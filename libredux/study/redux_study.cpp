@@ -4,6 +4,8 @@
 //
 //   redux-study dispersion  [--ranks 64] [--runs 2000] [--seed 1]   Figure 4: mu_d = 1, mu_c = 0, CV 0.01..10
 //   redux-study overlap     [--ranks 64] [--runs 1000] [--seed 1]   Figures 5 and 6: CV x mu_c / mu_d grid
+//                           [--transfer-cv X]  transfers drawn with CV X instead of the grid's (0: fixed, as on a
+//                                              simulated network where only the op's cost varies)
 //   redux-study clairvoyant [--ranks 64] [--runs 200]  [--seed 1]   fixed platforms drawn once, costs known
 //
 // Noise (dispersion, overlap): every transfer and every fold is drawn afresh from a gamma law (GammaNoise) around
@@ -48,6 +50,7 @@ struct Options {
     int32_t ranks = 64;
     int runs = 0;  // 0: the command's default
     uint64_t seed = 1;
+    double transfer_cv = -1;  // < 0: the same CV as the computations
 };
 
 // A method: a makespan under the costs a sampler hands out.
@@ -101,7 +104,8 @@ std::vector<Summary> noisy_runs(const Options& o, int runs, const redux::Costs& 
     std::vector<std::vector<double>> makespans(methods.size());
     for (int r = 0; r < runs; ++r) {
         for (size_t m = 0; m < methods.size(); ++m) {
-            redux::GammaNoise noise(base, cv, cv, o.seed + static_cast<uint64_t>(r));
+            redux::GammaNoise noise(base, o.transfer_cv < 0 ? cv : o.transfer_cv, cv,
+                                    o.seed + static_cast<uint64_t>(r));
             makespans[m].push_back(methods[m].run(noise));
         }
     }
@@ -127,6 +131,7 @@ void dispersion(const Options& o) {
 void overlap(const Options& o) {
     const int runs = o.runs > 0 ? o.runs : 1000;
     std::cout << "# redux-study overlap --ranks " << o.ranks << " --runs " << runs << " --seed " << o.seed
+              << (o.transfer_cv < 0 ? std::string() : " --transfer-cv " + std::to_string(o.transfer_cv))
               << "\ncv,compute_ratio,binomial_stat,fibonacci_stat,tree_dyn,non_commut_tree_dyn\n";
     for (const double cv : kCvs) {
         for (const double ratio : kComputeRatios) {
@@ -205,6 +210,10 @@ int main(int argc, char** argv) {
         sub->add_option("--ranks", o.ranks, "number of ranks (default 64)")->check(CLI::Range(2, 1 << 16));
         sub->add_option("--runs", o.runs, "Monte Carlo runs per point")->check(CLI::Range(1, 100000000));
         sub->add_option("--seed", o.seed, "first seed (run r uses seed + r)");
+        if (std::string(name) == "overlap") {
+            sub->add_option("--transfer-cv", o.transfer_cv, "CV of the transfers (default: the grid's CV; 0: fixed)")
+                ->check(CLI::Range(0.0, 100.0));
+        }
     }
     CLI11_PARSE(app, argc, argv);
     std::cout.precision(6);

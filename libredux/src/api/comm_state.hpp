@@ -64,7 +64,8 @@ struct PlannedTree {
     int segments = 1;        // pipelined in this many segments
     RankProgram program;
     FamilyAlgorithm family = FamilyAlgorithm::tree;
-    SpreadRole spread;  // a family tree's second phase at this rank
+    SpreadRole spread;   // a family tree's second phase at this rank
+    DynBatches batches;  // tree-dyn's
 
     // Its name for people and its public value: the strategy's, or the family algorithm's.
     std::string name() const;

@@ -332,10 +332,12 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
 
 // Tree-dyn's entry: no tree to plan. What it is predicted to take, for the decision log and auto's order, is an
 // estimate for ranks that arrive together, a lower bound: the best tree's time and the two small messages before
-// the first pairing (a rank's "arrived" to the root, the root's order); ranks idle together are paired in one batch.
-PlannedTree tree_dyn(const Plan& best, const Costs& costs, double latency_s) {
+// the first pairing (a rank's "arrived" to the root, the root's order); ranks idle together are combined along the
+// optimal tree for the call's costs (`batch_costs`, the selection's).
+PlannedTree tree_dyn(const Plan& best, const Costs& costs, const Costs& batch_costs, double latency_s) {
     PlannedTree tree;
     tree.family = FamilyAlgorithm::tree_dyn;
+    tree.batches = DynBatches(batch_costs);
     tree.predicted_s = best.predicted_s() + costs.call_s + 2.0 * latency_s;
     return tree;
 }
@@ -378,7 +380,7 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
         return MPI_SUCCESS;
     }
     if (family_of(key.algorithm) == FamilyAlgorithm::tree_dyn) {
-        cached.trees.push_back(tree_dyn(best, costs, input.latency_s));
+        cached.trees.push_back(tree_dyn(best, costs, input.costs, input.latency_s));
         return MPI_SUCCESS;
     }
     cached.trees.push_back(tree_of(best));

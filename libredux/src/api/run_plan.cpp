@@ -60,7 +60,7 @@ int run_family(const ReduceCall& call, const Route& route, const PlannedTree& pl
         case FamilyAlgorithm::reduce_scatter:
             return run_reduce_scatter(a, layout, state.comm, state.rank, state.size, scratch);
         case FamilyAlgorithm::tree_dyn:
-            return run_tree_dyn(a, layout, state.comm, state.rank, state.size, scratch);
+            return run_tree_dyn(a, layout, state.comm, state.rank, state.size, scratch, planned.batches);
         case FamilyAlgorithm::tree:
             break;
     }

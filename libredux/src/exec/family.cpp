@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 
 namespace redux {
 
@@ -371,8 +372,9 @@ const int kFoldedMessage = kFolded;
 
 class TreeDyn {
 public:
-    TreeDyn(const FamilyArgs& a, const ElementLayout& layout, MPI_Comm comm, int rank, int size, FamilyScratch& scratch)
-        : a_(a), layout_(layout), comm_(comm), rank_(rank), size_(size), scratch_(scratch) {}
+    TreeDyn(const FamilyArgs& a, const ElementLayout& layout, MPI_Comm comm, int rank, int size, FamilyScratch& scratch,
+            const DynBatches& batches)
+        : a_(a), layout_(layout), comm_(comm), rank_(rank), size_(size), scratch_(scratch), batches_(batches) {}
 
     ~TreeDyn() {  // after an error: every request posted is cancelled and completed
         for (MPI_Request& request : requests_) {
@@ -390,7 +392,7 @@ public:
         // pairing; a rank's order receives, data receives, reports and one send. Reserved: no buffer moves.
         requests_.reserve(6 * n + 8);
         events_.reserve(6 * n + 8);
-        orders_.reserve(2 * n);
+        order_in_.assign(3 * n, 0);
         folds_.reserve(n);
         if (rank_ == a_.root) {
             acc_ = {a_.recvbuf, layout_.extent};
@@ -423,13 +425,13 @@ public:
             MPI_Status status;
             REDUX_MPI(wait_any_yielding(static_cast<int>(requests_.size()), requests_.data(), index, status));
             if (index == MPI_UNDEFINED) return MPI_ERR_INTERN;  // nothing in flight and not finished
-            REDUX_MPI(on_done(events_[static_cast<size_t>(index)]));
+            REDUX_MPI(on_done(events_[static_cast<size_t>(index)], status));
             // Whatever else has completed is taken too before the root pairs: ranks that arrive together are
             // paired in one batch.
             for (int done = 1; done;) {
                 REDUX_MPI(MPI_Testany(static_cast<int>(requests_.size()), requests_.data(), &index, &done, &status));
                 if (!done || index == MPI_UNDEFINED) break;
-                REDUX_MPI(on_done(events_[static_cast<size_t>(index)]));
+                REDUX_MPI(on_done(events_[static_cast<size_t>(index)], status));
             }
             if (rank_ == a_.root) REDUX_MPI(match());
         }
@@ -487,7 +489,8 @@ private:
     Vector slot_vector(int slot) const { return {slots_[static_cast<size_t>(slot)], layout_.extent}; }
 
     int post_order_receive() {
-        return post(MPI_Irecv(order_in_, 3, MPI_INT, a_.root, tags::kDynOrder, comm_, next(kOrderReceived)));
+        return post(MPI_Irecv(order_in_.data(), static_cast<int>(order_in_.size()), MPI_INT, a_.root, tags::kDynOrder,
+                              comm_, next(kOrderReceived)));
     }
     int post_data_receive(int from, bool left) {
         const int slot = take_slot();
@@ -497,7 +500,7 @@ private:
         return MPI_SUCCESS;
     }
 
-    int on_done(const Event e) {
+    int on_done(const Event e, const MPI_Status& status) {
         switch (e.kind) {
             case kSent:
                 return MPI_SUCCESS;
@@ -506,7 +509,7 @@ private:
                 on_ready(e.peer, e.kind == kArrivalReceived);
                 return MPI_SUCCESS;
             case kOrderReceived:
-                return on_order();
+                return on_orders(status);
             case kDataReceived:
                 for (Fold& f : folds_) f.here = f.here || f.slot == e.slot;
                 return fold_arrived();
@@ -514,16 +517,20 @@ private:
         return MPI_ERR_INTERN;
     }
 
-    // A non-root rank's order from the root. Orders come in the order given: receives to fold, then at most one
-    // send, made once every receive before it is folded.
-    int on_order() {
-        const int kind = order_in_[0], peer = order_in_[1];
-        if (kind == kSendTo) {
-            send_to_ = peer;
-            return send_when_folded();
+    // A non-root rank's orders from the root: all the root gave it at once, three ints each, in the order given.
+    // Receives to fold, then at most one send, made once every receive before it is folded.
+    int on_orders(const MPI_Status& status) {
+        int ints = 0;
+        REDUX_MPI(MPI_Get_count(&status, MPI_INT, &ints));
+        for (int i = 0; i + 2 < ints; i += 3) {
+            const int kind = order_in_[static_cast<size_t>(i)], peer = order_in_[static_cast<size_t>(i) + 1];
+            if (kind == kSendTo) {
+                send_to_ = peer;
+                return send_when_folded();
+            }
+            if (kind != kReceiveFrom) return MPI_ERR_INTERN;
+            REDUX_MPI(post_data_receive(peer, order_in_[static_cast<size_t>(i) + 2] != 0));
         }
-        if (kind != kReceiveFrom) return MPI_ERR_INTERN;
-        REDUX_MPI(post_data_receive(peer, order_in_[2] != 0));
         return post_order_receive();
     }
     int send_when_folded() {
@@ -602,36 +609,69 @@ private:
         members_[t] += members_[f];
         lo_[t] = std::min(lo_[t], lo_[f]);
         hi_[t] = std::max(hi_[t], hi_[f]);
-        orders_.push_back({kSendTo, to, 0});
-        REDUX_MPI(post(MPI_Isend(orders_.back().data(), 3, MPI_INT, from, tags::kDynOrder, comm_, next(kSent))));
+        give(from, {kSendTo, to, 0});
         if (to == rank_) return post_data_receive(from, left);
-        orders_.push_back({kReceiveFrom, from, left ? 1 : 0});
-        REDUX_MPI(post(MPI_Isend(orders_.back().data(), 3, MPI_INT, to, tags::kDynOrder, comm_, next(kSent))));
+        give(to, {kReceiveFrom, from, left ? 1 : 0});
         return expect_ready(to, kFoldedReceived);
+    }
+    // Orders wait in an outbox until the end of the matching (send_orders): a rank gets all its orders of one
+    // matching in one message, which costs one latency wherever a message moves only once its receive is posted.
+    void give(int r, std::array<int, 3> order) {
+        if (outbox_.empty()) outbox_.resize(static_cast<size_t>(size_));
+        auto& box = outbox_[static_cast<size_t>(r)];
+        box.insert(box.end(), order.begin(), order.end());
+    }
+    int send_orders() {
+        for (size_t r = 0; r < outbox_.size(); ++r) {
+            if (outbox_[r].empty()) continue;
+            sent_orders_.push_back(std::move(outbox_[r]));
+            outbox_[r].clear();
+            std::vector<int>& orders = sent_orders_.back();
+            REDUX_MPI(post(MPI_Isend(orders.data(), static_cast<int>(orders.size()), MPI_INT, static_cast<int>(r),
+                                     tags::kDynOrder, comm_, next(kSent))));
+        }
+        return MPI_SUCCESS;
     }
 
     int match() {
         REDUX_MPI(pair_idle());
-        return push_to_absent();
+        REDUX_MPI(push_to_absent());
+        return send_orders();
     }
 
-    // Every idle holder of a partial result is paired at once, in rounds as in a binomial tree: in each round
-    // the holders pair two by two, the one idle longer receiving (the root always, when it is one of the two),
-    // and the receivers go on to the next round while they still fold. Holders idle together are thus combined
-    // with one order each, not one round trip to the root per fold. Under a non-commutative op only runs of
-    // neighbouring intervals of ranks pair, in interval order.
+    // Every idle holder of a partial result is paired at once. Under a commutative op along the planner's tree for
+    // that many ranks (DynBatches), the root (or else the holder idle longest) at its top, the others in the order
+    // they became idle; the pairs are made deepest first, so that a holder is told to send only after it is told
+    // what to receive. Under a non-commutative op only runs of neighbouring intervals of ranks pair, in interval
+    // order, in rounds as in a binomial tree (the receivers go on to the next round while they still fold).
     int pair_idle() {
-        std::vector<std::vector<int>> runs;
+        if (idle_order_.size() < 2) return MPI_SUCCESS;
         if (a_.commutative) {
-            runs.push_back(idle_order_);
-        } else {
             std::vector<int> holders = idle_order_;
-            std::sort(holders.begin(), holders.end(),
-                      [&](int x, int y) { return lo_[static_cast<size_t>(x)] < lo_[static_cast<size_t>(y)]; });
-            for (size_t i = 0; i < holders.size(); ++i) {
-                if (i == 0 || !neighbours(holders[i - 1], holders[i])) runs.emplace_back();
-                runs.back().push_back(holders[i]);
+            const auto root = std::find(holders.begin(), holders.end(), rank_);
+            if (root != holders.end()) std::rotate(holders.begin(), root, root + 1);
+            const std::vector<int32_t>& parent = batches_.parents(static_cast<int32_t>(holders.size()));
+            std::vector<int> depth(holders.size(), 0), order;
+            for (size_t i = 1; i < holders.size(); ++i) {
+                for (int32_t p = parent[i]; p > 0; p = parent[static_cast<size_t>(p)]) ++depth[i];
+                order.push_back(static_cast<int>(i));
             }
+            std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+                return depth[static_cast<size_t>(x)] > depth[static_cast<size_t>(y)];
+            });
+            for (int i : order) {
+                REDUX_MPI(pair(holders[static_cast<size_t>(i)],
+                               holders[static_cast<size_t>(parent[static_cast<size_t>(i)])]));
+            }
+            return MPI_SUCCESS;
+        }
+        std::vector<int> holders = idle_order_;
+        std::sort(holders.begin(), holders.end(),
+                  [&](int x, int y) { return lo_[static_cast<size_t>(x)] < lo_[static_cast<size_t>(y)]; });
+        std::vector<std::vector<int>> runs;
+        for (size_t i = 0; i < holders.size(); ++i) {
+            if (i == 0 || !neighbours(holders[i - 1], holders[i])) runs.emplace_back();
+            runs.back().push_back(holders[i]);
         }
         for (std::vector<int>& run : runs) {
             while (run.size() > 1) {
@@ -676,6 +716,7 @@ private:
     MPI_Comm comm_;
     int rank_, size_;
     FamilyScratch& scratch_;
+    const DynBatches& batches_;
     Vector acc_{};
     std::vector<MPI_Request> requests_;
     std::vector<Event> events_;
@@ -683,12 +724,13 @@ private:
     std::vector<int> free_slots_;
     int slot_count_ = 0;
     std::vector<Fold> folds_;
-    int order_in_[3] = {0, 0, 0};
+    std::vector<int> order_in_;  // room for every order a rank can get at once
     int send_to_ = -1;
     bool sent_ = false;
     // The root's view.
     std::vector<int> ready_in_;
-    std::vector<std::array<int, 3>> orders_;  // reserved: their buffers stay put while sent
+    std::vector<std::vector<int>> outbox_;      // by rank: orders not sent yet
+    std::deque<std::vector<int>> sent_orders_;  // their buffers stay put while sent
     std::vector<uint8_t> arrived_, gone_;
     std::vector<int32_t> outstanding_, members_, lo_, hi_;  // lo_, hi_: the interval of ranks a holder holds
     std::vector<int> idle_order_;                           // idle holders, the longest idle first
@@ -699,8 +741,8 @@ private:
 }  // namespace
 
 int run_tree_dyn(const FamilyArgs& a, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
-                 FamilyScratch& scratch) {
-    return TreeDyn(a, layout, comm, rank, size, scratch).run();
+                 FamilyScratch& scratch, const DynBatches& batches) {
+    return TreeDyn(a, layout, comm, rank, size, scratch, batches).run();
 }
 
 }  // namespace redux

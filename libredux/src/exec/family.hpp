@@ -62,18 +62,19 @@ int run_reduce_scatter(const FamilyArgs& args, const ElementLayout& layout, MPI_
 // Tree-dyn (Benoit, Canon & Marchal), MPI_Reduce only: the pairs are chosen while the reduction runs, so that
 // ranks that arrive late, or folds that take longer than others, hold up nobody who could do something else. The
 // root is the matchmaker of the paper's slot. Every other rank tells it "arrived" (tags::kDynReady) as it enters,
-// and follows the orders it gets (tags::kDynOrder), in their order: "receive from s" (it folds s's partial result
-// into its own and tells the root "folded") and at most one "send to t" (once all it was told to receive is
-// folded, its partial result goes to t, tags::kDynData, and its part is over). The root pairs the idle holders of
-// partial results as it learns of them, all at once in rounds as in a binomial tree (the one idle longer
-// receives, the root whenever it is one of the two); under a non-commutative op only holders of neighbouring
-// intervals of ranks pair, the lower interval folded on the left, so the result is the rank-order reduction. When
+// and follows the orders it gets (tags::kDynOrder; all those of one matching in one message), in their order: "receive
+// from s" (it folds s's partial result into its own and tells the root "folded") and at most one "send to t" (once all
+// it was told to receive is folded, its partial result goes to t, tags::kDynData, and its part is over). The root pairs
+// the idle holders of partial results as it learns of them, all at once: along `batches`' tree for that many holders
+// under a commutative op (the root, or the one idle longest, at its top); under a non-commutative op only holders of
+// neighbouring intervals of ranks pair, in rounds as in a binomial tree, the lower interval folded on the left,
+// so the result is the rank-order reduction. When
 // nobody folds and at most ceil(log2 size) ranks are absent, each is told in advance where to send (the root, or
 // under a non-commutative op an idle neighbour), so the last ranks send the moment they come.
 // A pairing costs two small messages (the "idle" and the order) besides the transfer; an absent rank's none.
 // The whole vector travels in one message (no segments).
 int run_tree_dyn(const FamilyArgs& args, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
-                 FamilyScratch& scratch);
+                 FamilyScratch& scratch, const DynBatches& batches);
 // The second phase of a tree: rank 0 holds the reduction of the whole vector in `result` (allreduce: recvbuf;
 // reduce-scatter-block: a scratch vector of size x count elements). Allreduce: role.segments pipelined pieces
 // down the role's tree into recvbuf; reduce-scatter-block: each rank's block from rank 0.

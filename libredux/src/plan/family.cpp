@@ -1,9 +1,24 @@
 // Shapes and predictions of the reduction family (family.hpp).
 #include "plan/family.hpp"
 
+#include "plan/planner.hpp"
+
 #include <algorithm>
 
 namespace redux {
+
+const std::vector<int32_t>& DynBatches::parents(int32_t k) const {
+    const auto at = static_cast<size_t>(k);
+    if (by_size_.size() <= at) by_size_.resize(at + 1);
+    if (by_size_[at].empty()) {
+        PlanRequest request;
+        request.ranks = k;
+        request.costs = costs_;
+        request.strategy = Strategy::optimal;
+        by_size_[at] = make_plan(request).parent;
+    }
+    return by_size_[at];
+}
 
 std::optional<FamilyAlgorithm> family_of(int algorithm) {
     switch (algorithm) {

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace redux {
 
@@ -37,6 +38,23 @@ std::optional<FamilyAlgorithm> parse_family(std::string_view name);
 std::string_view family_name(FamilyAlgorithm algorithm);   // "tree" for the tree
 redux_algorithm public_family(FamilyAlgorithm algorithm);  // not for the tree
 std::string_view collective_name(Collective collective);   // "reduce", "allreduce", "reduce_scatter_block"
+
+// Tree-dyn's batches (exec/family.hpp, run_tree_dyn): holders of partial results idle together, all known to the
+// matchmaker at once, are combined along the tree the planner makes for that many ranks under the call's costs
+// (the optimal tree of Canon & Antoniu; ranks that arrive together then cost what the static tree does, and the
+// two small messages of the matchmaking). parents(k)[i] is the position of the parent of the i-th of k holders
+// (position 0, the root's when it is one of them, receives last; its own entry is -1). Made once per k and kept
+// with the plan.
+class DynBatches {
+public:
+    DynBatches() = default;
+    explicit DynBatches(const Costs& costs) : costs_(costs) {}
+    const std::vector<int32_t>& parents(int32_t k) const;
+
+private:
+    Costs costs_;
+    mutable std::vector<std::vector<int32_t>> by_size_;  // [k]: parents(k), made when first asked for
+};
 
 struct FamilyShape {
     int32_t ranks = 1;
