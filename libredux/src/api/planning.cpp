@@ -337,7 +337,7 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
 PlannedTree tree_dyn(const Plan& best, const Costs& costs, const Costs& batch_costs, double latency_s) {
     PlannedTree tree;
     tree.family = FamilyAlgorithm::tree_dyn;
-    tree.batches = DynBatches(batch_costs);
+    tree.batches = DynBatches(batch_costs, latency_s);
     tree.predicted_s = best.predicted_s() + costs.call_s + 2.0 * latency_s;
     return tree;
 }

@@ -423,8 +423,18 @@ public:
         while (!finished()) {
             int index = MPI_UNDEFINED;
             MPI_Status status;
-            REDUX_MPI(wait_any_yielding(static_cast<int>(requests_.size()), requests_.data(), index, status));
-            if (index == MPI_UNDEFINED) return MPI_ERR_INTERN;  // nothing in flight and not finished
+            const auto count = static_cast<int>(requests_.size());
+            if (holding_since_s_ >= 0) {  // the root gathers holders: it pairs when the wait ends
+                REDUX_MPI(wait_any_until_yielding(count, requests_.data(), holding_since_s_ + batches_.gather_s(),
+                                                  index, status));
+                if (index == MPI_UNDEFINED) {
+                    REDUX_MPI(match());
+                    continue;
+                }
+            } else {
+                REDUX_MPI(wait_any_yielding(count, requests_.data(), index, status));
+                if (index == MPI_UNDEFINED) return MPI_ERR_INTERN;  // nothing in flight and not finished
+            }
             REDUX_MPI(on_done(events_[static_cast<size_t>(index)], status));
             // Whatever else has completed is taken too before the root pairs: ranks that arrive together are
             // paired in one batch.
@@ -633,7 +643,15 @@ private:
         return MPI_SUCCESS;
     }
 
+    // While ranks are absent, idle holders wait up to batches_.gather_s() from the first moment two were idle,
+    // for others to pair with at once.
     int match() {
+        if (idle_order_.size() >= 2 && absent_ > 0 && batches_.gather_s() > 0) {
+            const double now_s = MPI_Wtime();
+            if (holding_since_s_ < 0) holding_since_s_ = now_s;
+            if (now_s < holding_since_s_ + batches_.gather_s()) return send_orders();
+        }
+        holding_since_s_ = -1;
         REDUX_MPI(pair_idle());
         REDUX_MPI(push_to_absent());
         return send_orders();
@@ -736,6 +754,7 @@ private:
     std::vector<int> idle_order_;                           // idle holders, the longest idle first
     int absent_ = 0;
     int depth_ = 1;  // of a binomial tree over the ranks
+    double holding_since_s_ = -1;  // >= 0: idle holders wait for more since then
 };
 
 }  // namespace

@@ -55,6 +55,24 @@ int wait_any_yielding(int count, MPI_Request* requests, int& index, MPI_Status& 
     }
 }
 
+int wait_any_until_yielding(int count, MPI_Request* requests, double deadline_s, int& index, MPI_Status& status) {
+    if constexpr (kBlockingWaits) return MPI_Waitany(count, requests, &index, &status);
+    for (int polls = 0;;) {
+        int done = 0;
+        REDUX_MPI(MPI_Testany(count, requests, &index, &done, &status));
+        if (done) return MPI_SUCCESS;
+        if (MPI_Wtime() >= deadline_s) {
+            index = MPI_UNDEFINED;
+            return MPI_SUCCESS;
+        }
+        if (polls < kPollsBeforeYield) {
+            ++polls;
+        } else {
+            sched_yield();
+        }
+    }
+}
+
 int send_yielding(const void* buffer, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
     if constexpr (kBlockingWaits) return PMPI_Send(buffer, count, datatype, dest, tag, comm);
     MPI_Request request = MPI_REQUEST_NULL;

@@ -44,15 +44,19 @@ std::string_view collective_name(Collective collective);   // "reduce", "allredu
 // (the optimal tree of Canon & Antoniu; ranks that arrive together then cost what the static tree does, and the
 // two small messages of the matchmaking). parents(k)[i] is the position of the parent of the i-th of k holders
 // (position 0, the root's when it is one of them, receives last; its own entry is -1). Made once per k and kept
-// with the plan.
+// with the plan. gather_s: how long the matchmaker waits, while ranks are absent, for more holders to pair with
+// those idle (a quarter of a message's latency: ranks whose arrivals are that close are taken as together; the
+// wait costs at most that, and each holder it gathers saves a round trip to the matchmaker).
 class DynBatches {
 public:
     DynBatches() = default;
-    explicit DynBatches(const Costs& costs) : costs_(costs) {}
+    DynBatches(const Costs& costs, double latency_s) : costs_(costs), gather_s_(latency_s / 4) {}
     const std::vector<int32_t>& parents(int32_t k) const;
+    double gather_s() const { return gather_s_; }
 
 private:
     Costs costs_;
+    double gather_s_ = 0;
     mutable std::vector<std::vector<int32_t>> by_size_;  // [k]: parents(k), made when first asked for
 };
 
