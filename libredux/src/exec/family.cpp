@@ -615,6 +615,7 @@ private:
             idle_order_.end());
         if (!arrived_[f]) --absent_;
         gone_[f] = 1;
+        paired_once_ = true;
         ++outstanding_[t];
         members_[t] += members_[f];
         lo_[t] = std::min(lo_[t], lo_[f]);
@@ -643,10 +644,11 @@ private:
         return MPI_SUCCESS;
     }
 
-    // While ranks are absent, idle holders wait up to batches_.gather_s() from the first moment two were idle,
+    // While ranks are absent, idle holders wait up to batches_.gather_s() from the first moment two could pair,
     // for others to pair with at once.
     int match() {
-        if (idle_order_.size() >= 2 && absent_ > 0 && batches_.gather_s() > 0) {
+        // Not on simulated ranks: there a wait cannot end at a time, and arrivals are exact.
+        if (!kBlockingWaits && pairable() >= 2 && absent_ > 0 && batches_.gather_s() > 0) {
             const double now_s = MPI_Wtime();
             if (holding_since_s_ < 0) holding_since_s_ = now_s;
             if (now_s < holding_since_s_ + batches_.gather_s()) return send_orders();
@@ -663,11 +665,15 @@ private:
     // what to receive. Under a non-commutative op only runs of neighbouring intervals of ranks pair, in interval
     // order, in rounds as in a binomial tree (the receivers go on to the next round while they still fold).
     int pair_idle() {
-        if (idle_order_.size() < 2) return MPI_SUCCESS;
+        if (pairable() < 2) return MPI_SUCCESS;
         if (a_.commutative) {
             std::vector<int> holders = idle_order_;
             const auto root = std::find(holders.begin(), holders.end(), rank_);
-            if (root != holders.end()) std::rotate(holders.begin(), root, root + 1);
+            if (root != holders.end()) {
+                std::rotate(holders.begin(), root, root + 1);
+            } else {
+                holders.insert(holders.begin(), rank_);  // busy, but with room (pairable)
+            }
             const std::vector<int32_t>& parent = batches_.parents(static_cast<int32_t>(holders.size()));
             std::vector<int> depth(holders.size(), 0), order;
             for (size_t i = 1; i < holders.size(); ++i) {
@@ -711,6 +717,13 @@ private:
     // come, so that each sends the moment it arrives, without a round trip to the root: to the root under a
     // commutative op (it holds all the others have), to an idle neighbouring holder otherwise.
     int push_to_absent() {
+        if (a_.commutative) {
+            for (int late = 0; late < size_ && paired_once_ && root_has_room(); ++late) {
+                const auto at = static_cast<size_t>(late);
+                if (!arrived_[at] && !gone_[at]) REDUX_MPI(pair(late, rank_));
+            }
+            return MPI_SUCCESS;
+        }
         if (absent_ == 0 || absent_ > depth_ || busy()) return MPI_SUCCESS;
         for (int late = 0; late < size_; ++late) {
             const auto at = static_cast<size_t>(late);
@@ -723,6 +736,14 @@ private:
             }
         }
         return MPI_SUCCESS;
+    }
+    // Under a commutative op the root takes partial results to fold while it has fewer than ceil(log2 size) to
+    // do, as many as the root of a binomial tree folds, idle or not: a holder idle alone, or an absent rank, sends
+    // to it at once rather than wait for a partner.
+    bool root_has_room() const { return outstanding_[static_cast<size_t>(rank_)] < depth_; }
+    size_t pairable() const {
+        const bool root_idle = std::find(idle_order_.begin(), idle_order_.end(), rank_) != idle_order_.end();
+        return idle_order_.size() + (a_.commutative && !root_idle && root_has_room() ? 1 : 0);
     }
     bool neighbours(int x, int y) const {
         const auto a = static_cast<size_t>(x), b = static_cast<size_t>(y);
@@ -754,7 +775,9 @@ private:
     std::vector<int> idle_order_;                           // idle holders, the longest idle first
     int absent_ = 0;
     int depth_ = 1;  // of a binomial tree over the ranks
-    double holding_since_s_ = -1;  // >= 0: idle holders wait for more since then
+    double holding_since_s_ = -1;
+    bool paired_once_ = false;  // the first pairing is made: absent ranks are late from then on  // >= 0: idle holders
+                                // wait for more since then
 };
 
 }  // namespace

@@ -47,8 +47,8 @@ int wait_yielding(MPI_Request& request);
 // Completes one of `count` requests (null ones are skipped) through MPI_Testany: `index` is its place and `status`
 // its status; MPI_UNDEFINED when every request is null.
 int wait_any_yielding(int count, MPI_Request* requests, int& index, MPI_Status& status);
-// The same, giving up at MPI_Wtime() `deadline_s` with `index` MPI_UNDEFINED. Under SMPI it waits as
-// wait_any_yielding does: simulated time does not pass while a rank polls.
+// The same, giving up at MPI_Wtime() `deadline_s` with `index` MPI_UNDEFINED. Under SMPI (kBlockingWaits) it
+// waits as wait_any_yielding does, past the deadline: simulated time does not pass while a rank polls.
 int wait_any_until_yielding(int count, MPI_Request* requests, double deadline_s, int& index, MPI_Status& status);
 
 // libredux's own point-to-point bookkeeping (the op's calibration sample): PMPI_Isend / PMPI_Irecv completed through
