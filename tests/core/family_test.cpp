@@ -11,8 +11,12 @@
 //  - The predictions on hand-worked cases, the textbook costs of Thakur, Rabenseifner & Gropp (2005) at a power
 //    of two, the element counts of the simulated allreduce, and which algorithm wins where it must.
 //  - family_pieces' bounds, the names and values, even_block_begin.
+//  - DynBatches (tree-dyn's batches): a tree over k holders with position 0 at its top, made once per k; with c = 0
+//    as fast as the doubling bound ceil(log2 k) d (each transfer at most doubles the holders that have folded
+//    into one), and never slower than a binomial tree or a flat one built here.
 #include "plan/family.hpp"
 #include "plan/exec_limits.hpp"
+#include "plan/predict/simulator.hpp"
 
 #include <gtest/gtest.h>
 
@@ -675,6 +679,55 @@ TEST(EvenBlocks, NearEqualBlocksCoverTheVectorInOrder) {
     // 10 elements in 4 blocks: 2, 3, 2, 3.
     const int64_t begins[] = {0, 2, 5, 7, 10};
     for (int32_t b = 0; b <= 4; ++b) EXPECT_EQ(even_block_begin(10, 4, b), begins[b]);
+}
+
+// ---- DynBatches --------------------------------------------------------------------------------------------------
+
+// Whether every position reaches position 0 through its parents, and 0 has none.
+bool rooted_at_zero(const std::vector<int32_t>& parent) {
+    if (parent.empty() || parent[0] != -1) return false;
+    for (size_t i = 1; i < parent.size(); ++i) {
+        int32_t at = static_cast<int32_t>(i);
+        for (size_t steps = 0; at > 0 && steps <= parent.size(); ++steps) {
+            const int32_t p = parent[static_cast<size_t>(at)];
+            if (p < 0 || p >= static_cast<int32_t>(parent.size())) return false;
+            at = p;
+        }
+        if (at != 0) return false;
+    }
+    return true;
+}
+
+std::vector<int32_t> binomial_parents(int32_t k) {
+    std::vector<int32_t> parent(static_cast<size_t>(k), -1);
+    for (int32_t i = 1; i < k; ++i) parent[static_cast<size_t>(i)] = i & (i - 1);  // clear the lowest set bit
+    return parent;
+}
+
+TEST(DynBatches, ATreeAtPositionZeroNoSlowerThanBinomialOrFlat) {
+    for (const auto& [d, c] : {std::pair{1.0, 0.0}, std::pair{1.0, 0.1}, std::pair{1.0, 1.0}, std::pair{1.0, 3.0}}) {
+        const Costs costs = make_costs(d, c);
+        const DynBatches batches(costs, 0.0);
+        for (int32_t k = 2; k <= 40; ++k) {
+            const std::vector<int32_t>& parent = batches.parents(k);
+            ASSERT_EQ(parent.size(), static_cast<size_t>(k));
+            EXPECT_TRUE(rooted_at_zero(parent)) << "k " << k << " c " << c;
+            const double made = simulate(parent, costs).makespan_s;
+            std::vector<int32_t> flat_parent(static_cast<size_t>(k), 0);
+            flat_parent[0] = -1;
+            EXPECT_LE(made, simulate(binomial_parents(k), costs).makespan_s + 1e-12) << "k " << k << " c " << c;
+            EXPECT_LE(made, simulate(flat_parent, costs).makespan_s + 1e-12) << "k " << k << " c " << c;
+            if (c == 0.0) {
+                EXPECT_DOUBLE_EQ(made, std::ceil(std::log2(k)) * d) << "k " << k;
+            }
+            EXPECT_EQ(&batches.parents(k), &parent) << "made once per k";
+        }
+    }
+}
+
+TEST(DynBatches, TheGatheringWaitIsAQuarterOfTheLatency) {
+    EXPECT_DOUBLE_EQ(DynBatches(make_costs(1, 1), 2e-3).gather_s(), 5e-4);
+    EXPECT_DOUBLE_EQ(DynBatches().gather_s(), 0.0);
 }
 
 }  // namespace

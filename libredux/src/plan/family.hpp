@@ -19,6 +19,7 @@
 #include "redux/algorithms.h"
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -57,7 +58,8 @@ public:
 private:
     Costs costs_;
     double gather_s_ = 0;
-    mutable std::vector<std::vector<int32_t>> by_size_;  // [k]: parents(k), made when first asked for
+    mutable std::deque<std::vector<int32_t>> by_size_;  // [k]: parents(k), made when first asked for (a deque: a
+                                                        // reference given out stays valid as it grows)
 };
 
 struct FamilyShape {
