@@ -661,32 +661,18 @@ private:
 
     // Every idle holder of a partial result is paired at once. Under a commutative op along the planner's tree for
     // that many ranks (DynBatches), the root (or else the holder idle longest) at its top, the others in the order
-    // they became idle; the pairs are made deepest first, so that a holder is told to send only after it is told
-    // what to receive. Under a non-commutative op only runs of neighbouring intervals of ranks pair, in interval
+    // they became idle; when the root is busy but has room, the tree's top then sends to it. Under a
+    // non-commutative op only runs of neighbouring intervals of ranks pair, in interval
     // order, in rounds as in a binomial tree (the receivers go on to the next round while they still fold).
     int pair_idle() {
         if (pairable() < 2) return MPI_SUCCESS;
         if (a_.commutative) {
             std::vector<int> holders = idle_order_;
             const auto root = std::find(holders.begin(), holders.end(), rank_);
-            if (root != holders.end()) {
-                std::rotate(holders.begin(), root, root + 1);
-            } else {
-                holders.insert(holders.begin(), rank_);  // busy, but with room (pairable)
-            }
-            const std::vector<int32_t>& parent = batches_.parents(static_cast<int32_t>(holders.size()));
-            std::vector<int> depth(holders.size(), 0), order;
-            for (size_t i = 1; i < holders.size(); ++i) {
-                for (int32_t p = parent[i]; p > 0; p = parent[static_cast<size_t>(p)]) ++depth[i];
-                order.push_back(static_cast<int>(i));
-            }
-            std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-                return depth[static_cast<size_t>(x)] > depth[static_cast<size_t>(y)];
-            });
-            for (int i : order) {
-                REDUX_MPI(pair(holders[static_cast<size_t>(i)],
-                               holders[static_cast<size_t>(parent[static_cast<size_t>(i)])]));
-            }
+            if (root != holders.end()) std::rotate(holders.begin(), root, root + 1);
+            REDUX_MPI(pair_along_tree(holders));
+            // A busy root with room (pairable) takes the batch's result: its top sends once it has folded.
+            if (holders[0] != rank_) return pair(holders[0], rank_);
             return MPI_SUCCESS;
         }
         std::vector<int> holders = idle_order_;
@@ -708,6 +694,25 @@ private:
                 if (run.size() % 2 == 1) receivers.push_back(run.back());
                 run = std::move(receivers);
             }
+        }
+        return MPI_SUCCESS;
+    }
+
+    // `holders` (two or more, or none to pair) paired along the planner's tree for that many ranks, holders[0]
+    // at its top; deepest first, so that a holder is told to send only after it is told what to receive.
+    int pair_along_tree(const std::vector<int>& holders) {
+        if (holders.size() < 2) return MPI_SUCCESS;
+        const std::vector<int32_t>& parent = batches_.parents(static_cast<int32_t>(holders.size()));
+        std::vector<int> depth(holders.size(), 0), order;
+        for (size_t i = 1; i < holders.size(); ++i) {
+            for (int32_t p = parent[i]; p > 0; p = parent[static_cast<size_t>(p)]) ++depth[i];
+            order.push_back(static_cast<int>(i));
+        }
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int x, int y) { return depth[static_cast<size_t>(x)] > depth[static_cast<size_t>(y)]; });
+        for (int i : order) {
+            REDUX_MPI(
+                pair(holders[static_cast<size_t>(i)], holders[static_cast<size_t>(parent[static_cast<size_t>(i)])]));
         }
         return MPI_SUCCESS;
     }
