@@ -59,20 +59,22 @@ int run_recursive_doubling(const FamilyArgs& args, const ElementLayout& layout, 
 // block to the root (reduce: Rabenseifner's reduce-scatter then gather).
 int run_reduce_scatter(const FamilyArgs& args, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
                        FamilyScratch& scratch);
-// Tree-dyn (Benoit, Canon & Marchal), MPI_Reduce only: the pairs are chosen while the reduction runs, so that
-// ranks that arrive late, or folds that take longer than others, hold up nobody who could do something else. The
-// root is the matchmaker of the paper's slot. Every other rank tells it "arrived" (tags::kDynReady) as it enters,
-// and follows the orders it gets (tags::kDynOrder; all those of one matching in one message), in their order: "receive
-// from s" (it folds s's partial result into its own and tells the root "folded") and at most one "send to t" (once all
-// it was told to receive is folded, its partial result goes to t, tags::kDynData, and its part is over). The root pairs
-// the idle holders of partial results as it learns of them, all at once: along `batches`' tree for that many holders
-// under a commutative op (the root, or the one idle longest, at its top); under a non-commutative op only holders of
-// neighbouring intervals of ranks pair, in rounds as in a binomial tree, the lower interval folded on the left,
-// so the result is the rank-order reduction. When
-// nobody folds and at most ceil(log2 size) ranks are absent, each is told in advance where to send (the root, or
-// under a non-commutative op an idle neighbour), so the last ranks send the moment they come.
-// A pairing costs two small messages (the "idle" and the order) besides the transfer; an absent rank's none.
-// The whole vector travels in one message (no segments).
+// Tree-dyn (Benoit, Canon & Marchal), MPI_Reduce only: the pairs are chosen while the reduction runs, so that ranks
+// that arrive late, or folds that take longer than others, hold up nobody who could do something else. The root is
+// the matchmaker of the paper's slot. Every other rank tells it "arrived" (tags::kDynReady) as it enters, and
+// follows the orders it gets (tags::kDynOrder; all those of one matching in one message), in their order: "receive
+// from s" (it folds s's partial result into its own and tells the root "folded") and at most one "send to t" (once
+// all it was told to receive is folded, its partial result goes to t, tags::kDynData, and its part is over). The
+// root pairs the idle holders of partial results as it learns of them, all at once: along `batches`' tree for that
+// many holders under a commutative op (the root, or the one idle longest, at its top, whose result then goes to the
+// busy root); under a non-commutative op only holders of neighbouring intervals of ranks pair, in rounds as in a
+// binomial tree, the lower interval folded on the left, so the result is the rank-order reduction. While ranks are
+// absent the root waits up to batches.gather_s() for more idle holders before it pairs. Under a commutative op the
+// root, while it has fewer than ceil(log2 size) folds to do, takes a lone idle holder, and tells absent ranks in
+// advance to send to it, so that a late rank sends the moment it comes; under a non-commutative op an absent rank is
+// told in advance only when at most ceil(log2 size) are absent and nobody folds, to an idle neighbour.
+// A pairing costs two small messages (the "idle" and the order) besides the transfer; an absent rank's none. The
+// whole vector travels in one message (no segments).
 int run_tree_dyn(const FamilyArgs& args, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
                  FamilyScratch& scratch, const DynBatches& batches);
 // The second phase of a tree: rank 0 holds the reduction of the whole vector in `result` (allreduce: recvbuf;
