@@ -10,6 +10,7 @@
 #include "mpi/mpi_check.hpp"
 #include "mpi/tags.hpp"
 #include "mpi/yielding.hpp"
+#include "plan/predict/bounds.hpp"
 #include "plan/predict/segments.hpp"
 
 #include <algorithm>
@@ -408,7 +409,8 @@ public:
             for (int r = 0; r < size_; ++r) lo_[static_cast<size_t>(r)] = hi_[static_cast<size_t>(r)] = r;
             arrived_[static_cast<size_t>(rank_)] = 1;
             absent_ = size_ - 1;
-            while ((1 << depth_) < size_) ++depth_;
+            depth_ = std::max(1, ceil_log2(size_));
+            outbox_.assign(n, {});
             become_idle(rank_);
             ready_in_.reserve(3 * n);
             for (int r = 0; r < size_; ++r) {
@@ -628,7 +630,6 @@ private:
     // Orders wait in an outbox until the end of the matching (send_orders): a rank gets all its orders of one
     // matching in one message, which costs one latency wherever a message moves only once its receive is posted.
     void give(int r, std::array<int, 3> order) {
-        if (outbox_.empty()) outbox_.resize(static_cast<size_t>(size_));
         auto& box = outbox_[static_cast<size_t>(r)];
         box.insert(box.end(), order.begin(), order.end());
     }
@@ -672,8 +673,7 @@ private:
             if (root != holders.end()) std::rotate(holders.begin(), root, root + 1);
             REDUX_MPI(pair_along_tree(holders));
             // A batch formed while the root is busy sends its result on to the root, one fold more there whatever
-            // its room (on 8 simulated ranks with exponential arrivals, 13.5 us after the last arrival against 14.1
-            // when only a root with room takes it): its top sends once it has folded.
+            // its room (docs/design.md says why): its top sends once it has folded.
             if (holders[0] != rank_) return pair(holders[0], rank_);
             return MPI_SUCCESS;
         }
@@ -781,10 +781,9 @@ private:
     std::vector<int32_t> outstanding_, members_, lo_, hi_;  // lo_, hi_: the interval of ranks a holder holds
     std::vector<int> idle_order_;                           // idle holders, the longest idle first
     int absent_ = 0;
-    int depth_ = 1;  // of a binomial tree over the ranks
-    double holding_since_s_ = -1;
-    bool paired_once_ = false;  // the first pairing is made: absent ranks are late from then on  // >= 0: idle holders
-                                // wait for more since then
+    int depth_ = 1;                // of a binomial tree over the ranks
+    double holding_since_s_ = -1;  // >= 0: idle holders wait for more since then
+    bool paired_once_ = false;     // the first pairing is made: absent ranks are late from then on
 };
 
 }  // namespace
