@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <limits>
 
 namespace redux {
 
@@ -425,17 +426,15 @@ public:
         while (!finished()) {
             int index = MPI_UNDEFINED;
             MPI_Status status;
-            const auto count = static_cast<int>(requests_.size());
-            if (holding_since_s_ >= 0) {  // the root gathers holders: it pairs when the wait ends
-                REDUX_MPI(wait_any_until_yielding(count, requests_.data(), holding_since_s_ + batches_.gather_s(),
-                                                  index, status));
-                if (index == MPI_UNDEFINED) {
-                    REDUX_MPI(match());
-                    continue;
-                }
-            } else {
-                REDUX_MPI(wait_any_yielding(count, requests_.data(), index, status));
-                if (index == MPI_UNDEFINED) return MPI_ERR_INTERN;  // nothing in flight and not finished
+            // The root gathering holders pairs when the wait ends (match); else nothing in flight is an error.
+            const bool holding = holding_since_s_ >= 0;
+            REDUX_MPI(wait_any_yielding(
+                static_cast<int>(requests_.size()), requests_.data(), index, status,
+                holding ? holding_since_s_ + batches_.gather_s() : std::numeric_limits<double>::infinity()));
+            if (index == MPI_UNDEFINED) {
+                if (!holding) return MPI_ERR_INTERN;
+                REDUX_MPI(match());
+                continue;
             }
             REDUX_MPI(on_done(events_[static_cast<size_t>(index)], status));
             // Whatever else has completed is taken too before the root pairs: ranks that arrive together are

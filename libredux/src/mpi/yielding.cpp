@@ -7,6 +7,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace redux {
 
@@ -41,27 +42,14 @@ int wait_internal(MPI_Request& request) {
 
 int wait_yielding(MPI_Request& request) { return wait_with(MPI_Test, MPI_Wait, request); }
 
-int wait_any_yielding(int count, MPI_Request* requests, int& index, MPI_Status& status) {
+int wait_any_yielding(int count, MPI_Request* requests, int& index, MPI_Status& status, double deadline_s) {
     if constexpr (kBlockingWaits) return MPI_Waitany(count, requests, &index, &status);
+    const bool timed = std::isfinite(deadline_s);
     for (int polls = 0;;) {
         int done = 0;
         REDUX_MPI(MPI_Testany(count, requests, &index, &done, &status));
         if (done) return MPI_SUCCESS;
-        if (polls < kPollsBeforeYield) {
-            ++polls;
-        } else {
-            sched_yield();
-        }
-    }
-}
-
-int wait_any_until_yielding(int count, MPI_Request* requests, double deadline_s, int& index, MPI_Status& status) {
-    if constexpr (kBlockingWaits) return MPI_Waitany(count, requests, &index, &status);
-    for (int polls = 0;;) {
-        int done = 0;
-        REDUX_MPI(MPI_Testany(count, requests, &index, &done, &status));
-        if (done) return MPI_SUCCESS;
-        if (MPI_Wtime() >= deadline_s) {
+        if (timed && MPI_Wtime() >= deadline_s) {
             index = MPI_UNDEFINED;
             return MPI_SUCCESS;
         }

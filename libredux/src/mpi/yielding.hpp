@@ -14,6 +14,8 @@
 
 #include <mpi.h>
 
+#include <limits>
+
 namespace redux {
 
 // Polls before each sched_yield(): enough that a request finishing within a microsecond or so is not delayed
@@ -45,11 +47,10 @@ inline int test_request(MPI_Request& request, int& done) {
 // Completes `request` (started by the caller) through MPI_Test.
 int wait_yielding(MPI_Request& request);
 // Completes one of `count` requests (null ones are skipped) through MPI_Testany: `index` is its place and `status`
-// its status; MPI_UNDEFINED when every request is null.
-int wait_any_yielding(int count, MPI_Request* requests, int& index, MPI_Status& status);
-// The same, giving up at MPI_Wtime() `deadline_s` with `index` MPI_UNDEFINED. Under SMPI (kBlockingWaits) it
-// waits as wait_any_yielding does, past the deadline: simulated time does not pass while a rank polls.
-int wait_any_until_yielding(int count, MPI_Request* requests, double deadline_s, int& index, MPI_Status& status);
+// its status; MPI_UNDEFINED when every request is null, or when MPI_Wtime() reaches a finite `deadline_s` first.
+// Under SMPI (kBlockingWaits) it waits past the deadline: simulated time does not pass while a rank polls.
+int wait_any_yielding(int count, MPI_Request* requests, int& index, MPI_Status& status,
+                      double deadline_s = std::numeric_limits<double>::infinity());
 
 // libredux's own point-to-point bookkeeping (the op's calibration sample): PMPI_Isend / PMPI_Irecv completed through
 // PMPI_Test, unseen by profiling layers, like the collectives here.
