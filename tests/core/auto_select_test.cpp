@@ -441,7 +441,10 @@ TEST(AutoSelect, PassesThroughOnlyWhereNativeTakesEveryCall) {
 // decision was made.
 struct Ranks {
     std::vector<AutoSelect> select;
-    explicit Ranks(int ranks, int trees = 1) : select(static_cast<size_t>(ranks), AutoSelect(trees)) {}
+    // The agreed spread of the ranks' arrivals at each trial call's start (negative: unknown).
+    double spread_s = -1.0;
+    explicit Ranks(int ranks, int trees = 1, bool dynamic = false)
+        : select(static_cast<size_t>(ranks), AutoSelect(trees, {}, dynamic)) {}
 
     bool agree_all() {
         std::vector<double> agreed = select.front().local();
@@ -462,7 +465,7 @@ struct Ranks {
         if (step.timed) {
             double largest = 0;
             for (const AutoSelect& s : select) largest = std::max(largest, s.pending_s());
-            for (AutoSelect& s : select) decided = s.agree_call(largest) || decided;
+            for (AutoSelect& s : select) decided = s.agree_call(largest, spread_s) || decided;
             if (select.front().needs_agreement()) decided = agree_all() || decided;
         }
         step = select.front().next();
@@ -606,6 +609,74 @@ TEST(AutoSelect, ExtraTimeSpentEarlyLeavesTheTreesNotReached) {
     EXPECT_TRUE(eighth.watched) << "the confirmation's first call";
     EXPECT_EQ(one_fast->tree(), 0) << "clearly faster than native on its one sample";
     EXPECT_EQ(one_fast->trials_end(), AutoSelect::TrialsEnd::extra_time);
+}
+
+// Runs calls until a decision (at most kMaxCallsToDecide); returns how many each contender ran: by the step's tree
+// (tree-dyn: dynamic_tree()), native last.
+std::vector<int> calls_to_decide(Ranks& ranks, const std::vector<double>& times) {
+    std::vector<int> calls(times.size(), 0);
+    bool decided = false;
+    for (int call = 0; call < AutoSelect::kMaxCallsToDecide && !decided; ++call) {
+        const AutoSelect::Step step = ranks.call(
+            [&](int, const AutoSelect::Step& s) {
+                return times[static_cast<size_t>(s.run == AutoSelect::Run::native ? times.size() - 1 : s.tree)];
+            },
+            &decided);
+        ++calls[static_cast<size_t>(step.run == AutoSelect::Run::native ? times.size() - 1 : step.tree)];
+    }
+    EXPECT_TRUE(decided) << "within kMaxCallsToDecide";
+    return calls;
+}
+
+// Ranks that come to the trials' starts further apart than the choice takes: after the trials (and the tree's
+// confirmation) the choice and tree-dyn take turns in place, kDynamicCalls each, and tree-dyn is kept only where
+// its median lies below the choice's first quartile.
+TEST(AutoSelect, SpreadArrivalsWeighTreeDynInPlace) {
+    const int dyn = 1;  // one contender tree: tree-dyn is tree 1
+    for (double dyn_s : {0.5, 0.99, 1.5}) {
+        Ranks ranks(1, 1, /*dynamic=*/true);
+        ranks.spread_s = 5.0;
+        const std::vector<int> calls = calls_to_decide(ranks, {1.0, dyn_s, 2.0});  // tree 0, tree-dyn, native
+        EXPECT_EQ(calls[dyn], AutoSelect::kDynamicCalls);
+        EXPECT_EQ(calls[0], AutoSelect::kTrials + AutoSelect::kConfirmCalls + AutoSelect::kDynamicCalls);
+        EXPECT_TRUE(ranks->dynamic_weighed());
+        EXPECT_EQ(ranks->arrival_spread_s(), 5.0);
+        EXPECT_EQ(ranks->dynamic_choice_s(), 1.0);
+        EXPECT_EQ(ranks->dynamic_s(), dyn_s);
+        EXPECT_EQ(ranks->choice(), AutoSelect::Run::planned);
+        EXPECT_EQ(ranks->tree(), dyn_s < 1.0 ? dyn : 0) << dyn_s;
+        const AutoSelect::Step decided = ranks->next();
+        EXPECT_FALSE(decided.timed);
+        EXPECT_TRUE(decided.watched) << "a decided planned tree, tree-dyn too, is watched for drift";
+    }
+}
+
+// Native chosen, arrivals spread: native and tree-dyn take turns; tree-dyn, slower, leaves native settled.
+TEST(AutoSelect, SpreadArrivalsWeighTreeDynAgainstNative) {
+    Ranks ranks(1, 1, /*dynamic=*/true);
+    ranks.spread_s = 5.0;
+    const std::vector<int> calls = calls_to_decide(ranks, {3.0, 2.5, 1.0});
+    EXPECT_EQ(calls[1], AutoSelect::kDynamicCalls);
+    EXPECT_TRUE(ranks->dynamic_weighed());
+    EXPECT_TRUE(ranks->settled_native());
+    EXPECT_EQ(ranks->planned_s(), 3.0) << "the trials' tree, as without tree-dyn";
+}
+
+// Ranks that come together (a spread under the choice's median, or none agreed): tree-dyn never runs, and the
+// decision and its calls are those of an AutoSelect without it.
+TEST(AutoSelect, ArrivalsTogetherNeverRunTreeDyn) {
+    for (double spread_s : {-1.0, 0.0, 0.9}) {
+        for (const std::vector<double>& times :
+             {std::vector<double>{1.0, 0.1, 2.0}, std::vector<double>{3.0, 0.1, 1.0}}) {
+            Ranks with(1, 1, /*dynamic=*/true), without(1, 1);
+            with.spread_s = without.spread_s = spread_s;
+            const std::vector<int> calls = calls_to_decide(with, times);
+            EXPECT_EQ(calls[1], 0) << "spread " << spread_s;
+            EXPECT_EQ(calls, calls_to_decide(without, times));
+            EXPECT_EQ(with->choice(), without->choice());
+            EXPECT_FALSE(with->dynamic_weighed());
+        }
+    }
 }
 
 // Ranks with different times (the root's real, the others' zero, as for MPI_Reduce; or each its own, as for an

@@ -13,7 +13,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
+#include <vector>
 
 namespace {
 
@@ -53,6 +55,78 @@ TEST(ReduceTreeDyn, RanksArrivingAtRandomTimes) {
         if (delay > 0) usleep(delay);
         redux_test::check_reduce(operand, call);
     }
+}
+
+// 2x2 matrices of unsigned ints (wrapping), multiplied in rank order: associative, not commutative.
+void matrix_product(void* in, void* inout, int* count, MPI_Datatype*) {
+    const auto* a = static_cast<const unsigned*>(in);
+    auto* b = static_cast<unsigned*>(inout);
+    for (int k = 0; k < *count; ++k, a += 4, b += 4) {
+        const unsigned r[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+                               a[2] * b[1] + a[3] * b[3]};
+        std::copy(r, r + 4, b);
+    }
+}
+
+// auto (every rank passing REDUX_ALGORITHM_AUTO) on one key, with one rank other than the root 30 ms late in every
+// call, in turn (the loop stops once tree-dyn has run kDynamicCalls times, or after 300 calls): the ranks come to
+// auto's trials further apart than any reduction of 64 matrices takes, so after its trials auto weighs tree-dyn in
+// place (policy/auto_select.hpp), kDynamicCalls calls of it; on 2 ranks there is no tree-dyn to weigh. Every result is
+// checked against the test's own rank-order product, under a commutative op (MPI_SUM on the unsigned entries) and a
+// non-commutative one.
+TEST(ReduceTreeDyn, AutoWeighsItWhereRanksArriveApart) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    constexpr int kCount = 64;
+    constexpr int kDynamicCalls = 16;  // AutoSelect::kDynamicCalls
+    MPI_Datatype matrix = MPI_DATATYPE_NULL;
+    MPI_Type_contiguous(4, MPI_UNSIGNED, &matrix);
+    MPI_Type_commit(&matrix);
+    MPI_Op product = MPI_OP_NULL;
+    MPI_Op_create(matrix_product, /*commute=*/0, &product);
+    for (const bool commutative : {true, false}) {
+        SCOPED_TRACE(commutative ? "MPI_SUM" : "matrix product");
+        MPI_Comm comm = MPI_COMM_NULL;  // a communicator of its own: a new plan, auto's trials from the start
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        redux_options options = REDUX_OPTIONS_INIT;
+        options.algorithm = REDUX_ALGORITHM_AUTO;
+        int dynamic_calls = 0;
+        for (int call = 0; call < 300 && dynamic_calls < kDynamicCalls; ++call) {
+            std::vector<unsigned> send(4 * kCount), got(4 * kCount, 0), want(4 * kCount);
+            auto entry = [&](int r, int k, int e) { return static_cast<unsigned>(r * 7 + k * 3 + e + call) % 5 + 1; };
+            for (int k = 0; k < kCount; ++k) {
+                for (int e = 0; e < 4; ++e) send[static_cast<size_t>(4 * k + e)] = entry(rank, k, e);
+            }
+            for (int k = 0; k < kCount; ++k) {
+                unsigned* w = &want[static_cast<size_t>(4 * k)];
+                for (int e = 0; e < 4; ++e) w[e] = entry(0, k, e);
+                for (int r = 1; r < size; ++r) {
+                    unsigned next[4];
+                    for (int e = 0; e < 4; ++e) next[e] = entry(r, k, e);
+                    if (commutative) {
+                        for (int e = 0; e < 4; ++e) w[e] += next[e];
+                    } else {
+                        int one = 1;
+                        matrix_product(w, next, &one, nullptr);  // next = w * next: ranks 0 .. r in order
+                        std::copy(next, next + 4, w);
+                    }
+                }
+            }
+            if (size >= 3 && rank == 1 + call % (size - 1)) usleep(30000);
+            redux_call_info info{};
+            const int count = commutative ? 4 * kCount : kCount;  // unsigned ints, or matrices
+            const int rc = redux_reduce_ex(send.data(), got.data(), count, commutative ? MPI_UNSIGNED : matrix,
+                                           commutative ? MPI_SUM : product, 0, comm, &options, &info);
+            ASSERT_EQ(rc, MPI_SUCCESS);
+            if (info.algorithm == REDUX_ALGORITHM_TREE_DYN) ++dynamic_calls;
+            if (rank == 0) EXPECT_EQ(got, want) << "call " << call;
+        }
+        EXPECT_EQ(dynamic_calls, size >= 3 ? kDynamicCalls : 0);
+        MPI_Comm_free(&comm);
+    }
+    MPI_Op_free(&product);
+    MPI_Type_free(&matrix);
 }
 
 }  // namespace

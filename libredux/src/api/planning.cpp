@@ -12,9 +12,10 @@
 // chooses it when d is calibrated (it then knows the latency part of d, alpha of the slowest class); with a d
 // given by the call or the environment, one number with no latency part, the vector is not segmented. auto then
 // measures that tree and selection's runners-up against the MPI library's own reduce, each with its program made
-// here (a program is a few ints per child); its AutoSelect is told here what it needs to know about the library's
-// reduce on the key: whether it fails when the root passes MPI_IN_PLACE, or when the root's recvbuf is MPI_BOTTOM
-// (policy/auto_select.hpp).
+// here (a program is a few ints per child), and on MPI_Reduce over 3 or more ranks keeps tree-dyn after them, which
+// it weighs only where the ranks arrive far apart; its AutoSelect is told here what it needs to know about the
+// library's reduce on the key: whether it fails when the root passes MPI_IN_PLACE, or when the root's recvbuf is
+// MPI_BOTTOM (policy/auto_select.hpp).
 #include "api/planning.hpp"
 
 #include "api/mpi_identity.h"
@@ -402,7 +403,11 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
             failures.root_recv_at_bottom = known_native_reduce_failure(
                 library, {state.size, key.root, false, report.bytes, key.commutative, /*recv_at_bottom=*/true});
         }
-        cached.auto_select = AutoSelect(static_cast<int>(cached.trees.size()), failures);
+        // Tree-dyn last, after the contenders: auto weighs it only where the ranks' arrivals are spread.
+        const int contenders = static_cast<int>(cached.trees.size());
+        const bool dynamic = state.size >= 3;
+        if (dynamic) cached.trees.push_back(tree_dyn(best, costs, input.costs, input.latency_s));
+        cached.auto_select = AutoSelect(contenders, failures, dynamic);
     }
     if (cached.trees.front().family == FamilyAlgorithm::tree) report.shared_cores_floor_s = best.shared_cores_floor_s;
     return MPI_SUCCESS;

@@ -24,6 +24,7 @@
 #include "mpi/yielding.hpp"
 
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -166,6 +167,14 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
         report.confirm_planned_s = select.confirm_planned_s();
         report.confirm_native_s = select.confirm_native_s();
     }
+    report.arrival_spread_s.reset();
+    report.dynamic_choice_s.reset();
+    report.dynamic_s.reset();
+    if (select.dynamic()) report.arrival_spread_s = select.arrival_spread_s();
+    if (select.dynamic_weighed()) {
+        report.dynamic_choice_s = select.dynamic_choice_s();
+        report.dynamic_s = select.dynamic_s();
+    }
     const PlannedTree& chosen = cached.trees[static_cast<size_t>(select.tree())];
     report.strategy = select.choice() == AutoSelect::Run::native ? std::string("native") : chosen.name();
     report.predicted_s = chosen.predicted_s;
@@ -188,17 +197,27 @@ int agree(const CommState& state, CachedPlan& cached, AutoSelect& select) {
 }
 
 // A trial call's start, every rank together, agreeing on the way on the previous trial call's time (the largest
-// of the ranks' records: the root's alone for MPI_Reduce). Where that ends a round early (a contender left, or the
-// trials' extra time is spent), the round's agreement follows and, if the next step is still a trial, a second
-// start together.
+// of the ranks' records: the root's alone for MPI_Reduce) and on how far apart the ranks other than the root came
+// to its start (the longest wait there less the shortest: sent as {wait, -wait}, the root's as the lowest
+// double). Where that ends a round early (a contender left, or the trials' extra time is spent), the round's
+// agreement follows and, if the next step is still a trial, a second start together, whose wait is not kept:
+// the ranks come to it from the agreement, not from the program.
 int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cached, AutoSelect& select, double& start) {
-    double agreed_s = 0.0;
-    REDUX_MPI(start_together_yielding(state.comm, call.root, start, select.pending_s(), agreed_s));
-    if (select.agree_call(agreed_s)) log_decision(state, cached, select);
+    constexpr double kNone = std::numeric_limits<double>::lowest();
+    const bool root = state.rank == call.root;
+    const double wait_s = select.start_wait_s();
+    const double mine[3] = {select.pending_s(), root ? kNone : wait_s, root ? kNone : -wait_s};
+    double agreed[3] = {0, 0, 0};
+    const double came = MPI_Wtime();
+    REDUX_MPI(start_together_yielding(state.comm, call.root, start, mine, agreed, 3));
+    select.record_start_wait(start - came);
+    const double spread_s = agreed[1] > kNone ? agreed[1] + agreed[2] : -1.0;
+    if (select.agree_call(agreed[0], spread_s)) log_decision(state, cached, select);
     if (!select.needs_agreement()) return MPI_SUCCESS;
     REDUX_MPI(agree(state, cached, select));
     if (!select.next().timed) return MPI_SUCCESS;
-    return start_together_yielding(state.comm, call.root, start, 0.0, agreed_s);
+    const double none[1] = {0.0};
+    return start_together_yielding(state.comm, call.root, start, none, agreed, 1);
 }
 
 [[gnu::noinline]] int run_auto(const ReduceCall& call, const Route& route, redux_call_info* info) {

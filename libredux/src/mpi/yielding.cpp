@@ -106,33 +106,34 @@ int barrier_yielding(MPI_Comm comm) {
     return wait_internal(request);
 }
 
-int start_together_yielding(MPI_Comm comm, int root, double& start_s, double mine, double& largest) {
+int start_together_yielding(MPI_Comm comm, int root, double& start_s, const double* mine, double* largest, int count) {
+    if (count < 0 || count > kStartValues) return MPI_ERR_COUNT;
     int rank = 0, size = 0;
     REDUX_MPI(PMPI_Comm_rank(comm, &rank));
     REDUX_MPI(PMPI_Comm_size(comm, &size));
     if (rank != root) {
         MPI_Request came = MPI_REQUEST_NULL, go = MPI_REQUEST_NULL;
-        REDUX_MPI(PMPI_Irecv(&largest, 1, MPI_DOUBLE, root, tags::kStart, comm, &go));
-        REDUX_MPI(PMPI_Isend(&mine, 1, MPI_DOUBLE, root, tags::kStart, comm, &came));
+        REDUX_MPI(PMPI_Irecv(largest, count, MPI_DOUBLE, root, tags::kStart, comm, &go));
+        REDUX_MPI(PMPI_Isend(mine, count, MPI_DOUBLE, root, tags::kStart, comm, &came));
         REDUX_MPI(wait_internal(go));
         start_s = MPI_Wtime();
         return wait_internal(came);
     }
-    largest = mine;
+    std::copy(mine, mine + count, largest);
     for (int other = 0; other < size; ++other) {  // hear from everyone, in any order: each has come or will
         if (other == root) continue;
-        double theirs = 0;
+        double theirs[kStartValues] = {};
         MPI_Request came = MPI_REQUEST_NULL;
-        REDUX_MPI(PMPI_Irecv(&theirs, 1, MPI_DOUBLE, other, tags::kStart, comm, &came));
+        REDUX_MPI(PMPI_Irecv(theirs, count, MPI_DOUBLE, other, tags::kStart, comm, &came));
         REDUX_MPI(wait_internal(came));
-        largest = std::max(largest, theirs);
+        for (int i = 0; i < count; ++i) largest[i] = std::max(largest[i], theirs[i]);
     }
     start_s = MPI_Wtime();
     for (int other = 0; other < size; ++other) {  // then let everyone go at once
         if (other == root) continue;
-        // One double goes out eagerly: the wait returns at once, and `largest` stays put until it does.
+        // A few doubles go out eagerly: the wait returns at once, and `largest` stays put until it does.
         MPI_Request go = MPI_REQUEST_NULL;
-        REDUX_MPI(PMPI_Isend(&largest, 1, MPI_DOUBLE, other, tags::kStart, comm, &go));
+        REDUX_MPI(PMPI_Isend(largest, count, MPI_DOUBLE, other, tags::kStart, comm, &go));
         REDUX_MPI(wait_internal(go));
     }
     return MPI_SUCCESS;

@@ -67,10 +67,12 @@ int barrier_yielding(MPI_Comm comm);
 // with long latencies: every rank tells `root` that it has come, and once all have, the root releases them
 // all at once (one message each, point to point, tag tags::kStart). A tree-shaped barrier lets the ranks go one
 // level after another, a latency apart, and a reduction then starts from that skew. start_s: this rank's
-// MPI_Wtime() when it was let go (the root's as it sends the releases). O(size) messages at the root, one double
-// each: every rank's `mine` goes to the root with its arrival, and `largest`, the largest of them, comes back to
-// every rank with its release (an agreement at no extra message).
-int start_together_yielding(MPI_Comm comm, int root, double& start_s, double mine, double& largest);
+// MPI_Wtime() when it was let go (the root's as it sends the releases). O(size) messages at the root, of
+// `count` doubles (at most kStartValues) each: every rank's `mine` goes to the root with its arrival, and
+// `largest`, the largest of each value over the ranks, comes back to every rank with its release (an agreement
+// at no extra message).
+constexpr int kStartValues = 4;
+int start_together_yielding(MPI_Comm comm, int root, double& start_s, const double* mine, double* largest, int count);
 int comm_dup_yielding(MPI_Comm comm, MPI_Comm* newcomm);
 
 }  // namespace redux

@@ -17,8 +17,8 @@ double quantile(std::vector<double> v, int numerator, int denominator) {
 
 }  // namespace
 
-AutoSelect::AutoSelect(int trees, KnownNativeFailures native_failures)
-    : failures_(native_failures), trees_(std::clamp(trees, 1, kMaxTrees)) {
+AutoSelect::AutoSelect(int trees, KnownNativeFailures native_failures, bool dynamic)
+    : failures_(native_failures), trees_(std::clamp(trees, 1, kMaxTrees)), dynamic_(dynamic) {
     restart_trials();
 }
 
@@ -26,6 +26,10 @@ AutoSelect::Step AutoSelect::next() const {
     if (confirming_) {
         const bool native = confirm_calls() % 2 == 1;
         return {native ? Run::native : Run::planned, native ? 0 : tree_, false, true};
+    }
+    if (weighing_dynamic_) {
+        if (dynamic_calls() % 2 == 1) return {Run::planned, dynamic_tree(), false, true};
+        return {choice_, choice_ == Run::native ? 0 : weighed_tree_, false, true};
     }
     if (decided_) return {choice_, tree_, false, choice_ == Run::planned && !native_excluded_};
     const int arm = running_[turn_];
@@ -40,6 +44,10 @@ void AutoSelect::record(double seconds) {
     if (native_excluded_) return;
     if (confirming_) {
         confirm_[confirm_calls() % 2].push_back(seconds);
+        return;
+    }
+    if (weighing_dynamic_) {
+        dynamic_samples_[dynamic_calls() % 2].push_back(seconds);
         return;
     }
     if (!decided_) {
@@ -60,8 +68,9 @@ double AutoSelect::native_median_s() const {
     return native.empty() ? 0.0 : median(native);
 }
 
-bool AutoSelect::agree_call(double agreed_s) {
+bool AutoSelect::agree_call(double agreed_s, double spread_s) {
     if (decided_ || confirming_ || pending_ < 0) return false;
+    if (spread_s >= 0) spreads_.push_back(spread_s);
     const int arm = pending_;
     pending_ = -1;
     std::vector<double>& times = agreed_[static_cast<size_t>(arm)];
@@ -94,8 +103,7 @@ bool AutoSelect::agree_call(double agreed_s) {
         for (int t = 1; t < trees_; ++t) {
             if (medians_[static_cast<size_t>(t)] < medians_[static_cast<size_t>(best_tree)]) best_tree = t;
         }
-        decide(Run::native, best_tree);
-        return true;
+        return settle(Run::native, best_tree);
     }
     return false;
 }
@@ -118,12 +126,15 @@ bool AutoSelect::round_done() const {
 bool AutoSelect::needs_agreement() const {
     if (native_excluded_) return false;
     if (confirming_) return static_cast<int>(confirm_calls()) == 2 * kConfirmCalls;
+    if (weighing_dynamic_) return static_cast<int>(dynamic_calls()) == 2 * kDynamicCalls;
     if (!decided_) return extra_spent_ || round_done();
     return static_cast<int>(window_.size()) == kWindow;
 }
 
 std::vector<double> AutoSelect::local() const {
     if (confirming_) return {median(confirm_[0]), median(confirm_[1])};
+    if (weighing_dynamic_)
+        return {quantile(dynamic_samples_[0], 1, 4), median(dynamic_samples_[0]), median(dynamic_samples_[1])};
     if (decided_) return {median(window_)};
     std::vector<double> quartiles;
     for (int arm : running_) {
@@ -139,7 +150,18 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
         confirmed_ = true;
         confirm_s_[0] = agreed[0];
         confirm_s_[1] = agreed[1];
-        decide(agreed[1] <= agreed[0] ? Run::native : Run::planned, tree_);
+        return settle(agreed[1] <= agreed[0] ? Run::native : Run::planned, tree_);
+    }
+    if (weighing_dynamic_) {  // agreed: {first quartile and median of the choice, median of tree-dyn}, in place
+        weighing_dynamic_ = false;
+        dynamic_weighed_ = true;
+        dynamic_s_[0] = agreed[1];
+        dynamic_s_[1] = agreed[2];
+        if (agreed[2] < agreed[0]) {
+            decide(Run::planned, dynamic_tree());
+        } else {
+            decide(choice_, weighed_tree_);
+        }
         return true;
     }
     if (!decided_) {
@@ -166,8 +188,7 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
             for (int t = 1; t < trees_; ++t) {
                 if (medians_[static_cast<size_t>(t)] < medians_[static_cast<size_t>(best_tree)]) best_tree = t;
             }
-            decide(Run::native, best_tree);
-            return true;
+            return settle(Run::native, best_tree);
         }
         tree_ = running_.front();
         for (int arm : running_) {
@@ -198,10 +219,28 @@ void AutoSelect::end_trials(TrialsEnd why) {
     confirmed_ = false;
 }
 
-// planned_s and native_s are the trials' medians: of `tree`, and of native.
+// Decides for `choice` (and `tree`), unless tree-dyn is to be weighed against it first (the class comment says
+// when): then the two take turns from the next call, and the decision follows their agreement.
+bool AutoSelect::settle(Run choice, int tree) {
+    spread_s_ = spreads_.empty() ? 0.0 : median(spreads_);
+    dynamic_weighed_ = false;
+    const double choice_s = medians_[static_cast<size_t>(choice == Run::native ? native_arm() : tree)];
+    if (!dynamic_ || native_excluded_ || !(spread_s_ > kSpreadFactor * choice_s)) {
+        decide(choice, tree);
+        return true;
+    }
+    choice_ = choice;
+    weighed_tree_ = tree;
+    weighing_dynamic_ = true;
+    dynamic_samples_[0].clear();
+    dynamic_samples_[1].clear();
+    return false;
+}
+
+// planned_s and native_s are the trials' medians: of `tree`, and of native (tree-dyn: its median in place).
 void AutoSelect::decide(Run choice, int tree) {
     choice_ = choice;
-    planned_s_ = medians_[static_cast<size_t>(tree)];
+    planned_s_ = tree < trees_ ? medians_[static_cast<size_t>(tree)] : dynamic_s_[1];
     native_s_ = medians_[static_cast<size_t>(native_arm())];
     tree_ = choice == Run::native ? 0 : tree;
     decided_ = true;
@@ -217,6 +256,7 @@ void AutoSelect::exclude_native() {
     native_excluded_ = true;
     passes_through_ = false;
     confirming_ = false;
+    weighing_dynamic_ = false;
     decided_ = true;
     choice_ = Run::planned;
     tree_ = 0;
@@ -233,6 +273,8 @@ void AutoSelect::restart_trials() {
     decided_ = false;
     passes_through_ = false;
     confirming_ = false;
+    weighing_dynamic_ = false;
+    spreads_.clear();
     window_.clear();
     running_.clear();
     running_.push_back(native_arm());  // native first: its time is the best seen from the trials' first call

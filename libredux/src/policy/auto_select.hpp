@@ -36,6 +36,17 @@
 //            from the first trial at which the ranks agree that it did: until then each trial asks for that
 //            agreement (Step::agree_in_place), and a native call whose root passes MPI_IN_PLACE hands the library a
 //            copy of the root's data (native_needs_copy).
+//   dynamic where the key also has tree-dyn (MPI_Reduce on 3 or more ranks; exec/family.hpp), the pairs of which are
+//            chosen as the ranks arrive: trials start the ranks together, so they cannot see what it is for. What
+//            they see is how far apart the ranks came to each trial's start: each rank's wait there (from its
+//            arrival to its release) goes to the root with the next trial call's start, and the spread (the
+//            longest wait of a rank other than the root less the shortest) is agreed with the call's time. The
+//            root is left out: a late root is no reason to pair at run time (every static tree waits for it
+//            alone), and in a loop of reduces the root comes to the next call last by its own part. Where the
+//            median spread of the trials exceeds kSpreadFactor times the median of the trials' choice (ranks come
+//            further apart than a reduction takes), the choice and tree-dyn take turns for kDynamicCalls calls
+//            each, timed in place, and tree-dyn is kept only where its median lies below the choice's first
+//            quartile. Elsewhere tree-dyn never runs: ranks that arrive together pay nothing for it;
 // Where the library's reduce is known to leave the root's result unwritten when the root's recvbuf is MPI_BOTTOM
 // (an absolute-address datatype), native stays a contender: only the root acts, handing the library a receive
 // buffer of libredux's and copying the result into place (native_needs_recv_copy), so nothing is agreed.
@@ -64,8 +75,12 @@ public:
     static constexpr int kMaxTrialCalls = 2 * kTrials * kMaxRounds;
     static constexpr int kMaxTrialCallsAnyTrees = (kMaxTrees + 1) * kTrials * kMaxRounds;
     static constexpr int kConfirmCalls = 16;  // per side: the tree the trials chose, and native
-    // The most calls before a decision, whatever the trees and the trials: trials, then a confirmation.
-    static constexpr int kMaxCallsToDecide = kMaxTrialCallsAnyTrees + 2 * kConfirmCalls;
+    static constexpr int kDynamicCalls = 16;  // per side: the choice so far, and tree-dyn
+    // Tree-dyn is weighed where the ranks' median spread at the trials' starts exceeds this many of the choice's
+    // median trial call.
+    static constexpr double kSpreadFactor = 1.0;
+    // The most calls before a decision, whatever the trees and the trials: trials, a confirmation, tree-dyn's turns.
+    static constexpr int kMaxCallsToDecide = kMaxTrialCallsAnyTrees + 2 * kConfirmCalls + 2 * kDynamicCalls;
     static constexpr int kWindow = 1024;
     static constexpr double kDriftFactor = 2.0;
     static constexpr int64_t kRecheckEvery = 1 << 16;
@@ -90,8 +105,9 @@ public:
     // Why the last trials ended.
     enum class TrialsEnd { one_left, last_round, extra_time };
 
-    // `trees` planned trees (1 .. kMaxTrees), tree 0 the model's choice.
-    explicit AutoSelect(int trees = 1, KnownNativeFailures native_failures = {});
+    // `trees` planned trees (1 .. kMaxTrees), tree 0 the model's choice; with `dynamic`, tree-dyn is the caller's
+    // tree number `trees` (dynamic_tree()), weighed after the trials where the ranks' arrivals are spread.
+    explicit AutoSelect(int trees = 1, KnownNativeFailures native_failures = {}, bool dynamic = false);
 
     enum class Run { planned, native };
     struct Step {
@@ -105,14 +121,20 @@ public:
     };
 
     int trees() const { return trees_; }
+    bool dynamic() const { return dynamic_; }
+    int dynamic_tree() const { return trees_; }
     Step next() const;
     void record(double seconds);  // this rank's time for the call next() described, when timed or watched
 
     // At a trial call's start (a timed step): this rank's time for the last trial call, not agreed yet (0 when
     // there is none); the caller takes the largest over the ranks as the ranks start together and passes it to
     // agree_call() before asking next() again. Returns true when it made a decision (one contender left).
+    // spread_s: the agreed spread of the ranks' waits at that call's start (negative where unknown).
     double pending_s() const { return pending_ >= 0 ? pending_s_ : 0.0; }
-    bool agree_call(double agreed_s);
+    bool agree_call(double agreed_s, double spread_s = -1.0);
+    // This rank's wait at the last trial call's start (from its arrival to its release), sent with the next one.
+    void record_start_wait(double seconds) { start_wait_s_ = seconds; }
+    double start_wait_s() const { return start_wait_s_; }
     // A call next() described as neither timed nor watched. Inline: the settled pass-through calls it.
     void count() {
         if (native_excluded_ || !decided_) return;
@@ -163,6 +185,12 @@ public:
     bool confirmed() const { return confirmed_; }
     double confirm_planned_s() const { return confirm_s_[0]; }
     double confirm_native_s() const { return confirm_s_[1]; }
+    // The median spread of the ranks' arrivals at the last trials' starts (0 when none was agreed), whether the
+    // last decision weighed tree-dyn, and then the agreed medians in place: of the choice before it, of tree-dyn.
+    double arrival_spread_s() const { return spread_s_; }
+    bool dynamic_weighed() const { return dynamic_weighed_; }
+    double dynamic_choice_s() const { return dynamic_s_[0]; }
+    double dynamic_s() const { return dynamic_s_[1]; }
     // Agreed trial median of tree t (0 .. trees() - 1) at the last round it ran in, this decision or the last
     // (a tree that left after its first call: that call's time).
     double tree_median_s(int t) const { return medians_[static_cast<std::size_t>(t)]; }
@@ -177,6 +205,8 @@ private:
     int native_arm() const { return trees_; }  // contenders: trees 0 .. trees_ - 1, then native
     void restart_trials();
     void decide(Run choice, int tree);
+    bool settle(Run choice, int tree);  // decide (true), or first weigh tree-dyn against the choice (false)
+    std::size_t dynamic_calls() const { return dynamic_samples_[0].size() + dynamic_samples_[1].size(); }
     void end_trials(TrialsEnd why);
     void drop(int contender, DropReason reason);
     bool round_done() const;
@@ -214,6 +244,15 @@ private:
     std::vector<double> confirm_[2];  // tree, native
     double confirm_s_[2] = {0, 0};
     bool confirmed_ = false;
+    bool dynamic_ = false;
+    std::vector<double> spreads_;  // agreed at this decision's trial starts
+    double spread_s_ = 0;
+    double start_wait_s_ = 0;
+    bool weighing_dynamic_ = false;  // the choice (choice_, weighed_tree_) and tree-dyn take turns, timed in place
+    int weighed_tree_ = 0;
+    std::vector<double> dynamic_samples_[2];  // the choice, tree-dyn
+    double dynamic_s_[2] = {0, 0};
+    bool dynamic_weighed_ = false;
     std::vector<double> window_;
     double baseline_s_ = 0;  // 0: the next window sets it
 };

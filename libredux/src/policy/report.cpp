@@ -55,6 +55,11 @@ std::string report_json(const PlanReport& r, const char* what) {
          r.confirm_planned_s ? nlohmann::ordered_json(*r.confirm_planned_s) : nlohmann::ordered_json()},
         {"confirm_native_s",
          r.confirm_native_s ? nlohmann::ordered_json(*r.confirm_native_s) : nlohmann::ordered_json()},
+        {"arrival_spread_s",
+         r.arrival_spread_s ? nlohmann::ordered_json(*r.arrival_spread_s) : nlohmann::ordered_json()},
+        {"dynamic_choice_s",
+         r.dynamic_choice_s ? nlohmann::ordered_json(*r.dynamic_choice_s) : nlohmann::ordered_json()},
+        {"dynamic_s", r.dynamic_s ? nlohmann::ordered_json(*r.dynamic_s) : nlohmann::ordered_json()},
         {"calibration_s", r.calibration_s},
         {"node_pair_d_s", r.node_pair_d_s},
         {"native_excluded",
@@ -151,6 +156,13 @@ std::string report_words(const PlanReport& r, const char* what) {
     if (r.confirm_planned_s && r.confirm_native_s) {
         std::snprintf(tail, sizeof tail, "; in place: tree %.3g s, native %.3g s (medians of %d calls each)",
                       *r.confirm_planned_s, *r.confirm_native_s, AutoSelect::kConfirmCalls);
+        line += tail;
+    }
+    if (r.dynamic_choice_s && r.dynamic_s) {
+        std::snprintf(
+            tail, sizeof tail,
+            "; arrivals %.3g s apart: in place, the choice %.3g s, tree-dyn %.3g s (medians of %d calls each)",
+            r.arrival_spread_s.value_or(0.0), *r.dynamic_choice_s, *r.dynamic_s, AutoSelect::kDynamicCalls);
         line += tail;
     }
     if (!r.native_excluded.empty()) line += "; native not tried: " + r.native_excluded;
