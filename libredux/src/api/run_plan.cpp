@@ -170,10 +170,14 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
     report.arrival_spread_s.reset();
     report.dynamic_choice_s.reset();
     report.dynamic_s.reset();
+    report.dynamic_choice_mean_s.reset();
+    report.dynamic_mean_s.reset();
     if (select.dynamic()) report.arrival_spread_s = select.arrival_spread_s();
     if (select.dynamic_weighed()) {
         report.dynamic_choice_s = select.dynamic_choice_s();
         report.dynamic_s = select.dynamic_s();
+        report.dynamic_choice_mean_s = select.dynamic_choice_mean_s();
+        report.dynamic_mean_s = select.dynamic_mean_s();
     }
     const PlannedTree& chosen = cached.trees[static_cast<size_t>(select.tree())];
     report.strategy = select.choice() == AutoSelect::Run::native ? std::string("native") : chosen.name();

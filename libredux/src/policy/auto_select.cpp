@@ -15,6 +15,12 @@ double quantile(std::vector<double> v, int numerator, int denominator) {
     return v[at];
 }
 
+double mean(const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+}
+
 }  // namespace
 
 AutoSelect::AutoSelect(int trees, KnownNativeFailures native_failures, bool dynamic)
@@ -134,7 +140,8 @@ bool AutoSelect::needs_agreement() const {
 std::vector<double> AutoSelect::local() const {
     if (confirming_) return {median(confirm_[0]), median(confirm_[1])};
     if (weighing_dynamic_)
-        return {quantile(dynamic_samples_[0], 1, 4), median(dynamic_samples_[0]), median(dynamic_samples_[1])};
+        return {median(dynamic_samples_[0]), mean(dynamic_samples_[0]), median(dynamic_samples_[1]),
+                mean(dynamic_samples_[1])};
     if (decided_) return {median(window_)};
     std::vector<double> quartiles;
     for (int arm : running_) {
@@ -152,12 +159,14 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
         confirm_s_[1] = agreed[1];
         return settle(agreed[1] <= agreed[0] ? Run::native : Run::planned, tree_);
     }
-    if (weighing_dynamic_) {  // agreed: {first quartile and median of the choice, median of tree-dyn}, in place
+    if (weighing_dynamic_) {  // agreed: {median, mean} of the choice, then of tree-dyn, in place
         weighing_dynamic_ = false;
         dynamic_weighed_ = true;
-        dynamic_s_[0] = agreed[1];
+        dynamic_s_[0] = agreed[0];
         dynamic_s_[1] = agreed[2];
-        if (agreed[2] < agreed[0]) {
+        dynamic_mean_s_[0] = agreed[1];
+        dynamic_mean_s_[1] = agreed[3];
+        if (agreed[2] < kDynamicMargin * agreed[0] && agreed[3] < agreed[1] / kDynamicMargin) {
             decide(Run::planned, dynamic_tree());
         } else {
             decide(choice_, weighed_tree_);

@@ -45,8 +45,12 @@
 //            alone), and in a loop of reduces the root comes to the next call last by its own part. Where the
 //            median spread of the trials exceeds kSpreadFactor times the median of the trials' choice (ranks come
 //            further apart than a reduction takes), the choice and tree-dyn take turns for kDynamicCalls calls
-//            each, timed in place, and tree-dyn is kept only where its median lies below the choice's first
-//            quartile. Elsewhere tree-dyn never runs: ranks that arrive together pay nothing for it;
+//            each, timed in place, and tree-dyn is kept only where its median is below kDynamicMargin times the
+//            choice's and its mean below the choice's divided by kDynamicMargin. The mean is what the program pays,
+//            and a late root costs tree-dyn more than a static tree (its matchmaker), so where a few calls cost it
+//            much more the mean says so; the margin because each side draws its own calls, and 16 calls of two
+//            kinds hold a few of the rarer kind more or less. Elsewhere tree-dyn never runs: ranks that arrive
+//            together pay nothing for it;
 // Where the library's reduce is known to leave the root's result unwritten when the root's recvbuf is MPI_BOTTOM
 // (an absolute-address datatype), native stays a contender: only the root acts, handing the library a receive
 // buffer of libredux's and copying the result into place (native_needs_recv_copy), so nothing is agreed.
@@ -79,6 +83,8 @@ public:
     // Tree-dyn is weighed where the ranks' median spread at the trials' starts exceeds this many of the choice's
     // median trial call.
     static constexpr double kSpreadFactor = 1.0;
+    static constexpr double kDynamicMargin =
+        0.9;  // in place: tree-dyn's median below 0.9x, mean below 1/0.9x the choice's
     // The most calls before a decision, whatever the trees and the trials: trials, a confirmation, tree-dyn's turns.
     static constexpr int kMaxCallsToDecide = kMaxTrialCallsAnyTrees + 2 * kConfirmCalls + 2 * kDynamicCalls;
     static constexpr int kWindow = 1024;
@@ -186,11 +192,14 @@ public:
     double confirm_planned_s() const { return confirm_s_[0]; }
     double confirm_native_s() const { return confirm_s_[1]; }
     // The median spread of the ranks' arrivals at the last trials' starts (0 when none was agreed), whether the
-    // last decision weighed tree-dyn, and then the agreed medians in place: of the choice before it, of tree-dyn.
+    // last decision weighed tree-dyn, and then the agreed medians and means in place: of the choice before it, of
+    // tree-dyn.
     double arrival_spread_s() const { return spread_s_; }
     bool dynamic_weighed() const { return dynamic_weighed_; }
     double dynamic_choice_s() const { return dynamic_s_[0]; }
     double dynamic_s() const { return dynamic_s_[1]; }
+    double dynamic_choice_mean_s() const { return dynamic_mean_s_[0]; }
+    double dynamic_mean_s() const { return dynamic_mean_s_[1]; }
     // Agreed trial median of tree t (0 .. trees() - 1) at the last round it ran in, this decision or the last
     // (a tree that left after its first call: that call's time).
     double tree_median_s(int t) const { return medians_[static_cast<std::size_t>(t)]; }
@@ -252,6 +261,7 @@ private:
     int weighed_tree_ = 0;
     std::vector<double> dynamic_samples_[2];  // the choice, tree-dyn
     double dynamic_s_[2] = {0, 0};
+    double dynamic_mean_s_[2] = {0, 0};
     bool dynamic_weighed_ = false;
     std::vector<double> window_;
     double baseline_s_ = 0;  // 0: the next window sets it

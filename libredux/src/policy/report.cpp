@@ -60,6 +60,9 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"dynamic_choice_s",
          r.dynamic_choice_s ? nlohmann::ordered_json(*r.dynamic_choice_s) : nlohmann::ordered_json()},
         {"dynamic_s", r.dynamic_s ? nlohmann::ordered_json(*r.dynamic_s) : nlohmann::ordered_json()},
+        {"dynamic_choice_mean_s",
+         r.dynamic_choice_mean_s ? nlohmann::ordered_json(*r.dynamic_choice_mean_s) : nlohmann::ordered_json()},
+        {"dynamic_mean_s", r.dynamic_mean_s ? nlohmann::ordered_json(*r.dynamic_mean_s) : nlohmann::ordered_json()},
         {"calibration_s", r.calibration_s},
         {"node_pair_d_s", r.node_pair_d_s},
         {"native_excluded",
@@ -161,8 +164,14 @@ std::string report_words(const PlanReport& r, const char* what) {
     if (r.dynamic_choice_s && r.dynamic_s) {
         std::snprintf(
             tail, sizeof tail,
-            "; arrivals %.3g s apart: in place, the choice %.3g s, tree-dyn %.3g s (medians of %d calls each)",
-            r.arrival_spread_s.value_or(0.0), *r.dynamic_choice_s, *r.dynamic_s, AutoSelect::kDynamicCalls);
+            "; arrivals %.3g s apart: in place, the choice %.3g s (mean %.3g s), tree-dyn %.3g s (mean %.3g s) "
+            "(medians of %d calls each)",
+            r.arrival_spread_s.value_or(0.0), *r.dynamic_choice_s, r.dynamic_choice_mean_s.value_or(0.0), *r.dynamic_s,
+            r.dynamic_mean_s.value_or(0.0), AutoSelect::kDynamicCalls);
+        line += tail;
+    }
+    if (r.arrival_spread_s && !r.dynamic_s) {
+        std::snprintf(tail, sizeof tail, "; arrivals %.3g s apart: tree-dyn not weighed", *r.arrival_spread_s);
         line += tail;
     }
     if (!r.native_excluded.empty()) line += "; native not tried: " + r.native_excluded;

@@ -50,8 +50,9 @@ struct PlanReport {
     // Where the trials chose a tree: its median and native's over the calls that confirmed it or not, timed in place.
     std::optional<double> confirm_planned_s, confirm_native_s;
     // Where auto may run tree-dyn: the median spread of the ranks' arrivals at the trials' starts; where that made
-    // auto weigh it, the medians in place of the choice before it and of tree-dyn (policy/auto_select.hpp).
-    std::optional<double> arrival_spread_s, dynamic_choice_s, dynamic_s;
+    // auto weigh it, the medians and means in place of the choice before it and of tree-dyn
+    // (policy/auto_select.hpp).
+    std::optional<double> arrival_spread_s, dynamic_choice_s, dynamic_s, dynamic_choice_mean_s, dynamic_mean_s;
     std::string native_excluded;  // why auto does not try the MPI library's reduce (policy/native_failures.hpp)
     double calibration_s = 0;     // spent measuring for this key (links and c)
     // d of this message between every two nodes, [from][to] by node in rank order of their lowest rank, where
