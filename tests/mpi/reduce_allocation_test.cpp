@@ -1,10 +1,11 @@
 // Repeated calls allocate nothing: once a key's plan and scratch buffers exist, a call of the same key makes no
-// C++ allocation in libredux -- for predefined datatypes, and for derived datatypes with holes, whose copies go
-// through MPI_Pack into a buffer the plan keeps. Counted by a global operator new that counts (tests/support/
-// counting_new.hpp; libredux.so's allocations come to it too). MPI's own mallocs are not counted: they are the MPI
-// library's business. Non-commutative ops at a root other than 0 make trees whose sink is not the root, so the
-// final transfer and the root's copies run too. And a dozen keys called in turns, each result checked. And an
-// allocation that fails (the counting operator new throws on request) reaches the error handler once.
+// C++ allocation in libredux (tree-dyn's too, whose pairs and roles differ from call to call) -- for predefined
+// datatypes, and for derived datatypes with holes, whose copies go through MPI_Pack into a buffer the plan keeps.
+// Counted by a global operator new that counts (tests/support/counting_new.hpp; libredux.so's allocations come to
+// it too). MPI's own mallocs are not counted: they are the MPI library's business. Non-commutative ops at a root
+// other than 0 make trees whose sink is not the root, so the final transfer and the root's copies run too. And a
+// dozen keys called in turns, each result checked. And an allocation that fails (the counting operator new throws
+// on request) reaches the error handler once.
 #include "counting_errhandler.hpp"
 #include "counting_new.hpp"
 #include "reduce_check.hpp"
@@ -55,7 +56,8 @@ TEST(ReduceAllocation, RepeatedCallsOfOneKeyAllocateNothing) {
     constexpr int kCount = 300;
     for (const Case& c : {Case{false, true, REDUX_ALGORITHM_OPTIMAL}, Case{false, false, REDUX_ALGORITHM_FIBONACCI},
                           Case{true, true, REDUX_ALGORITHM_BINOMIAL}, Case{true, false, REDUX_ALGORITHM_OPTIMAL},
-                          Case{true, false, REDUX_ALGORITHM_AUTO}}) {
+                          Case{true, false, REDUX_ALGORITHM_AUTO}, Case{false, true, REDUX_ALGORITHM_TREE_DYN},
+                          Case{true, false, REDUX_ALGORITHM_TREE_DYN}}) {
         SCOPED_TRACE(::testing::Message()
                      << (c.holes ? "holes" : "double") << (c.commutative ? " commutative" : " non-commutative")
                      << " algorithm " << c.algorithm);

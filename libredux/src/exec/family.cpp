@@ -366,6 +366,38 @@ int run_spread(const FamilyArgs& a, const void* result, const SpreadRole& role, 
 
 // Tree-dyn and Non-Commut-Tree-dyn (Benoit, Canon & Marchal): MPI_Reduce with the pairs chosen while it runs. See
 // run_tree_dyn in family.hpp for the protocol.
+
+// What a call of tree-dyn keeps track of, kept with the plan (FamilyScratch::tree_dyn) and cleared by each call, so
+// that a repeated call allocates nothing.
+struct TreeDynState {
+    enum Kind : uint8_t { kSent, kArrivalReceived, kFoldedReceived, kOrderReceived, kDataReceived };
+    struct Event {
+        Kind kind = kSent;
+        int peer = -1;  // the rank a receive is from
+        int slot = -1;  // kDataReceived: the scratch buffer it arrives in
+    };
+    // A partial result this rank was told to receive, in the order of the orders.
+    struct Fold {
+        int slot = -1;
+        bool left = true;  // its ranks lie left of this rank's (non-commutative)
+        bool here = false;
+    };
+    std::vector<MPI_Request> requests;
+    std::vector<Event> events;
+    std::vector<void*> slots;
+    std::vector<int> free_slots;
+    std::vector<Fold> folds;
+    std::vector<int> order_in;  // room for every order a rank can get at once
+    // The root's view.
+    std::vector<int> ready_in;
+    std::vector<std::vector<int>> outbox;  // by rank: orders not sent yet
+    std::vector<int> sent_orders;          // every order sent in the call, reserved: the buffers stay put while sent
+    std::vector<uint8_t> arrived, gone;
+    std::vector<int32_t> outstanding, members, lo, hi;  // lo, hi: the interval of ranks a holder holds
+    std::vector<int> idle_order;                        // idle holders, the longest idle first
+    std::vector<int> holders, depth, order;             // a matching's
+};
+
 namespace {
 
 enum DynMessage : int { kArrived = 0, kFolded = 1, kSendTo = 2, kReceiveFrom = 3 };
@@ -373,10 +405,69 @@ const int kArrivedMessage = kArrived;
 const int kFoldedMessage = kFolded;
 
 class TreeDyn {
+    // Slots are made for every rank at the first call where they take at most this much together: a rank can be
+    // told to receive from all the others, and a call that meets more than any before would allocate.
+    static constexpr size_t kPreparedSlotBytes = size_t{1} << 20;
+
+    // The state kept with the plan, its vectors at the most a call can need; every batch's tree this communicator
+    // may need, the slots and the buffer of a derived datatype's copies, made now where they are small. (A role
+    // changes from call to call: a rank a leaf in every call so far can be told to fold in the next.)
+    static std::shared_ptr<TreeDynState>& first_call(FamilyScratch& scratch, const DynBatches& batches,
+                                                     const FamilyArgs& a, const ElementLayout& layout, int size) {
+        const auto n = static_cast<size_t>(size);
+        auto state = std::make_shared<TreeDynState>();
+        for (std::vector<int>* v :
+             {&state->free_slots, &state->idle_order, &state->holders, &state->depth, &state->order}) {
+            v->reserve(n);
+        }
+        state->slots.reserve(n);
+        if (size <= DynBatches::kPreparedRanks) {
+            batches.prepare(size);
+            state->outbox.resize(n);
+            for (std::vector<int>& box : state->outbox) box.reserve(3 * n);  // every receive and a send
+        }
+        if (layout.span_bytes(a.count) * n <= kPreparedSlotBytes) scratch.ensure(layout, a.count, size);
+        int packed_bytes = 0;
+        if (!layout.contiguous && MPI_Pack_size(a.count, a.datatype, MPI_COMM_SELF, &packed_bytes) == MPI_SUCCESS &&
+            scratch.pack_scratch.size() < static_cast<size_t>(packed_bytes)) {
+            scratch.pack_scratch.resize(static_cast<size_t>(packed_bytes));
+        }
+        return scratch.tree_dyn = std::move(state);
+    }
+
 public:
     TreeDyn(const FamilyArgs& a, const ElementLayout& layout, MPI_Comm comm, int rank, int size, FamilyScratch& scratch,
             const DynBatches& batches)
-        : a_(a), layout_(layout), comm_(comm), rank_(rank), size_(size), scratch_(scratch), batches_(batches) {}
+        : a_(a),
+          layout_(layout),
+          comm_(comm),
+          rank_(rank),
+          size_(size),
+          scratch_(scratch),
+          batches_(batches),
+          state_(*(scratch.tree_dyn ? scratch.tree_dyn : first_call(scratch, batches, a, layout, size))),
+          requests_(state_.requests),
+          events_(state_.events),
+          slots_(state_.slots),
+          free_slots_(state_.free_slots),
+          folds_(state_.folds),
+          order_in_(state_.order_in),
+          ready_in_(state_.ready_in),
+          outbox_(state_.outbox),
+          sent_orders_(state_.sent_orders),
+          arrived_(state_.arrived),
+          gone_(state_.gone),
+          outstanding_(state_.outstanding),
+          members_(state_.members),
+          lo_(state_.lo),
+          hi_(state_.hi),
+          idle_order_(state_.idle_order) {
+        for (std::vector<int>* v : {&free_slots_, &ready_in_, &sent_orders_, &idle_order_}) v->clear();
+        requests_.clear();
+        events_.clear();
+        slots_.clear();
+        folds_.clear();
+    }
 
     ~TreeDyn() {  // after an error: every request posted is cancelled and completed
         for (MPI_Request& request : requests_) {
@@ -392,6 +483,7 @@ public:
         const auto n = static_cast<size_t>(size_);
         // At most per call: the root's n - 1 arrivals, n - 1 "folded", n - 1 data receives and two orders per
         // pairing; a rank's order receives, data receives, reports and one send. Reserved: no buffer moves.
+        // Orders: two of three ints per pairing, n - 1 pairings.
         requests_.reserve(6 * n + 8);
         events_.reserve(6 * n + 8);
         order_in_.assign(3 * n, 0);
@@ -411,7 +503,9 @@ public:
             arrived_[static_cast<size_t>(rank_)] = 1;
             absent_ = size_ - 1;
             depth_ = std::max(1, ceil_log2(size_));
-            outbox_.assign(n, {});
+            outbox_.resize(n);
+            for (std::vector<int>& box : outbox_) box.clear();
+            sent_orders_.reserve(6 * n);
             become_idle(rank_);
             ready_in_.reserve(3 * n);
             for (int r = 0; r < size_; ++r) {
@@ -450,18 +544,14 @@ public:
     }
 
 private:
-    enum Kind : uint8_t { kSent, kArrivalReceived, kFoldedReceived, kOrderReceived, kDataReceived };
-    struct Event {
-        Kind kind = kSent;
-        int peer = -1;  // the rank a receive is from
-        int slot = -1;  // kDataReceived: the scratch buffer it arrives in
-    };
-    // A partial result this rank was told to receive, in the order of the orders.
-    struct Fold {
-        int slot = -1;
-        bool left = true;  // its ranks lie left of this rank's (non-commutative)
-        bool here = false;
-    };
+    using Kind = TreeDynState::Kind;
+    using Event = TreeDynState::Event;
+    using Fold = TreeDynState::Fold;
+    static constexpr Kind kSent = TreeDynState::kSent;
+    static constexpr Kind kArrivalReceived = TreeDynState::kArrivalReceived;
+    static constexpr Kind kFoldedReceived = TreeDynState::kFoldedReceived;
+    static constexpr Kind kOrderReceived = TreeDynState::kOrderReceived;
+    static constexpr Kind kDataReceived = TreeDynState::kDataReceived;
 
     MPI_Request* next(Kind kind, int peer = -1, int slot = -1) {
         requests_.push_back(MPI_REQUEST_NULL);
@@ -634,12 +724,14 @@ private:
     }
     int send_orders() {
         for (size_t r = 0; r < outbox_.size(); ++r) {
-            if (outbox_[r].empty()) continue;
-            sent_orders_.push_back(std::move(outbox_[r]));
-            outbox_[r].clear();
-            std::vector<int>& orders = sent_orders_.back();
-            REDUX_MPI(post(MPI_Isend(orders.data(), static_cast<int>(orders.size()), MPI_INT, static_cast<int>(r),
-                                     tags::kDynOrder, comm_, next(kSent))));
+            std::vector<int>& box = outbox_[r];
+            if (box.empty()) continue;
+            const size_t at = sent_orders_.size();
+            if (at + box.size() > sent_orders_.capacity()) return MPI_ERR_INTERN;  // would move orders in flight
+            sent_orders_.insert(sent_orders_.end(), box.begin(), box.end());
+            box.clear();
+            REDUX_MPI(post(MPI_Isend(sent_orders_.data() + at, static_cast<int>(sent_orders_.size() - at), MPI_INT,
+                                     static_cast<int>(r), tags::kDynOrder, comm_, next(kSent))));
         }
         return MPI_SUCCESS;
     }
@@ -666,8 +758,9 @@ private:
     // order, in rounds as in a binomial tree (the receivers go on to the next round while they still fold).
     int pair_idle() {
         if (pairable() < 2) return MPI_SUCCESS;
+        std::vector<int>& holders = state_.holders;
+        holders = idle_order_;
         if (a_.commutative) {
-            std::vector<int> holders = idle_order_;
             const auto root = std::find(holders.begin(), holders.end(), rank_);
             if (root != holders.end()) std::rotate(holders.begin(), root, root + 1);
             REDUX_MPI(pair_along_tree(holders));
@@ -676,24 +769,21 @@ private:
             if (holders[0] != rank_) return pair(holders[0], rank_);
             return MPI_SUCCESS;
         }
-        std::vector<int> holders = idle_order_;
         std::sort(holders.begin(), holders.end(),
                   [&](int x, int y) { return lo_[static_cast<size_t>(x)] < lo_[static_cast<size_t>(y)]; });
-        std::vector<std::vector<int>> runs;
-        for (size_t i = 0; i < holders.size(); ++i) {
-            if (i == 0 || !neighbours(holders[i - 1], holders[i])) runs.emplace_back();
-            runs.back().push_back(holders[i]);
-        }
-        for (std::vector<int>& run : runs) {
-            while (run.size() > 1) {
-                std::vector<int> receivers;
-                for (size_t i = 0; i + 1 < run.size(); i += 2) {
-                    const int to = run[i + 1] == rank_ ? run[i + 1] : run[i];
-                    REDUX_MPI(pair(to == run[i] ? run[i + 1] : run[i], to));
-                    receivers.push_back(to);
+        // Each run [begin, end) of neighbouring intervals is found before it is paired; its receivers of a round
+        // take its first places for the next.
+        for (size_t begin = 0, end = 0; begin < holders.size(); begin = end) {
+            for (end = begin + 1; end < holders.size() && neighbours(holders[end - 1], holders[end]);) ++end;
+            for (size_t last = end; last - begin > 1;) {
+                size_t receivers = begin;
+                for (size_t i = begin; i + 1 < last; i += 2) {
+                    const int to = holders[i + 1] == rank_ ? holders[i + 1] : holders[i];
+                    REDUX_MPI(pair(to == holders[i] ? holders[i + 1] : holders[i], to));
+                    holders[receivers++] = to;
                 }
-                if (run.size() % 2 == 1) receivers.push_back(run.back());
-                run = std::move(receivers);
+                if ((last - begin) % 2 == 1) holders[receivers++] = holders[last - 1];
+                last = receivers;
             }
         }
         return MPI_SUCCESS;
@@ -704,13 +794,19 @@ private:
     int pair_along_tree(const std::vector<int>& holders) {
         if (holders.size() < 2) return MPI_SUCCESS;
         const std::vector<int32_t>& parent = batches_.parents(static_cast<int32_t>(holders.size()));
-        std::vector<int> depth(holders.size(), 0), order;
+        std::vector<int>& depth = state_.depth;
+        std::vector<int>& order = state_.order;
+        depth.assign(holders.size(), 0);
+        order.clear();
         for (size_t i = 1; i < holders.size(); ++i) {
             for (int32_t p = parent[i]; p > 0; p = parent[static_cast<size_t>(p)]) ++depth[i];
             order.push_back(static_cast<int>(i));
         }
-        std::stable_sort(order.begin(), order.end(),
-                         [&](int x, int y) { return depth[static_cast<size_t>(x)] > depth[static_cast<size_t>(y)]; });
+        // Deepest first, in position order among equals (std::stable_sort would allocate).
+        std::sort(order.begin(), order.end(), [&](int x, int y) {
+            const int dx = depth[static_cast<size_t>(x)], dy = depth[static_cast<size_t>(y)];
+            return dx != dy ? dx > dy : x < y;
+        });
         for (int i : order) {
             REDUX_MPI(
                 pair(holders[static_cast<size_t>(i)], holders[static_cast<size_t>(parent[static_cast<size_t>(i)])]));
@@ -762,23 +858,24 @@ private:
     int rank_, size_;
     FamilyScratch& scratch_;
     const DynBatches& batches_;
+    TreeDynState& state_;
     Vector acc_{};
-    std::vector<MPI_Request> requests_;
-    std::vector<Event> events_;
-    std::vector<void*> slots_;
-    std::vector<int> free_slots_;
+    // state_'s, by their names there.
+    std::vector<MPI_Request>& requests_;
+    std::vector<Event>& events_;
+    std::vector<void*>& slots_;
+    std::vector<int>& free_slots_;
     int slot_count_ = 0;
-    std::vector<Fold> folds_;
-    std::vector<int> order_in_;  // room for every order a rank can get at once
+    std::vector<Fold>& folds_;
+    std::vector<int>& order_in_;
     int send_to_ = -1;
     bool sent_ = false;
-    // The root's view.
-    std::vector<int> ready_in_;
-    std::vector<std::vector<int>> outbox_;      // by rank: orders not sent yet
-    std::deque<std::vector<int>> sent_orders_;  // their buffers stay put while sent
-    std::vector<uint8_t> arrived_, gone_;
-    std::vector<int32_t> outstanding_, members_, lo_, hi_;  // lo_, hi_: the interval of ranks a holder holds
-    std::vector<int> idle_order_;                           // idle holders, the longest idle first
+    std::vector<int>& ready_in_;
+    std::vector<std::vector<int>>& outbox_;
+    std::vector<int>& sent_orders_;
+    std::vector<uint8_t>&arrived_, &gone_;
+    std::vector<int32_t>&outstanding_, &members_, &lo_, &hi_;
+    std::vector<int>& idle_order_;
     int absent_ = 0;
     int depth_ = 1;                // of a binomial tree over the ranks
     double holding_since_s_ = -1;  // >= 0: idle holders wait for more since then

@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <memory>
 #include <vector>
 
 namespace redux {
@@ -31,6 +32,8 @@ struct FamilyArgs {
     int total(int ranks) const { return collective == Collective::reduce_scatter_block ? count * ranks : count; }
 };
 
+struct TreeDynState;  // family.cpp
+
 // Scratch vectors a cached plan keeps between calls, so that a repeated call allocates nothing.
 class FamilyScratch {
 public:
@@ -38,6 +41,7 @@ public:
     const std::vector<void*>& ensure(const ElementLayout& layout, int count, int buffers);
     std::vector<char> pack_scratch;
     std::vector<MPI_Request> requests;
+    std::shared_ptr<TreeDynState> tree_dyn;  // tree-dyn's bookkeeping, made on its first call
 
 private:
     std::vector<ElementBuffer> storage_;
@@ -74,7 +78,9 @@ int run_reduce_scatter(const FamilyArgs& args, const ElementLayout& layout, MPI_
 // advance to send to it, so that a late rank sends the moment it comes; under a non-commutative op an absent rank is
 // told in advance only when at most ceil(log2 size) are absent and nobody folds, to an idle neighbour.
 // A pairing costs two small messages (the "idle" and the order) besides the transfer; an absent rank's none. The
-// whole vector travels in one message (no segments).
+// whole vector travels in one message (no segments). A repeated call allocates nothing where the ranks are at most
+// DynBatches::kPreparedRanks and a buffer per rank takes at most 1 MiB together (beyond, once the batch sizes and
+// the receives in flight a call meets have all been met).
 int run_tree_dyn(const FamilyArgs& args, const ElementLayout& layout, MPI_Comm comm, int rank, int size,
                  FamilyScratch& scratch, const DynBatches& batches);
 // The second phase of a tree: rank 0 holds the reduction of the whole vector in `result` (allreduce: recvbuf;

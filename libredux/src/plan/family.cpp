@@ -20,6 +20,10 @@ const std::vector<int32_t>& DynBatches::parents(int32_t k) const {
     return by_size_[at];
 }
 
+void DynBatches::prepare(int32_t ranks) const {
+    for (int32_t k = 2; k <= ranks; ++k) parents(k);
+}
+
 std::optional<FamilyAlgorithm> family_of(int algorithm) {
     switch (algorithm) {
         case REDUX_ALGORITHM_RECURSIVE_DOUBLING:

@@ -53,6 +53,10 @@ public:
     DynBatches() = default;
     DynBatches(const Costs& costs, double latency_s) : costs_(costs), gather_s_(latency_s / 4) {}
     const std::vector<int32_t>& parents(int32_t k) const;
+    // Makes parents(k) for every k up to `ranks` now (tree-dyn's first call does where ranks <= kPreparedRanks), so
+    // that later calls allocate nothing; otherwise each k is made when first met.
+    static constexpr int32_t kPreparedRanks = 128;
+    void prepare(int32_t ranks) const;
     double gather_s() const { return gather_s_; }
 
 private:
