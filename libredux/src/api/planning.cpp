@@ -494,7 +494,11 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     } else {
         REDUX_MPI(plan_reduce(state, key, costs, *cached));
     }
-    for (const PlannedTree& tree : cached->trees) report.tried.emplace_back(tree.name());
+    // Under auto, the trial contenders: tree-dyn after them is weighed only where the ranks arrive apart
+    // (arrival_spread_s, dynamic_s).
+    const size_t tried =
+        key.algorithm == REDUX_ALGORITHM_AUTO ? static_cast<size_t>(cached->auto_select.trees()) : cached->trees.size();
+    for (size_t t = 0; t < tried; ++t) report.tried.emplace_back(cached->trees[t].name());
     report.strategy = cached->trees.front().name();
     report.predicted_s = cached->trees.front().predicted_s;
     report.segments = cached->trees.front().segments;

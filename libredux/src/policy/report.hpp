@@ -32,7 +32,7 @@ struct PlanReport {
     // that were not candidates are not listed.
     std::vector<std::pair<std::string, double>> predicted_by_strategy_s;
     std::string why;                            // plan selection's reason
-    std::vector<std::string> tried;             // under auto: the trees measured against native, the model's first
+    std::vector<std::string> tried;             // under auto: the trees its trials measure, the model's first
     std::optional<double> native_s, planned_s;  // medians measured by auto
     std::vector<double> trial_medians_s;        // under auto, after its trials: the median of each tree in `tried`
     int trial_calls = 0;                        // the trial calls auto's decision took
