@@ -517,20 +517,24 @@ public:
             REDUX_MPI(post(MPI_Isend(&kArrivedMessage, 1, MPI_INT, a_.root, tags::kDynReady, comm_, next(kSent))));
             REDUX_MPI(post_order_receive());
         }
+        // One fold at a time, with whatever has completed taken in between: the root pairs what it has learnt
+        // before each fold, so that its folds do not hold up the matchmaking.
         while (!finished()) {
             int index = MPI_UNDEFINED;
             MPI_Status status;
-            // The root gathering holders pairs when the wait ends (match); else nothing in flight is an error.
-            const bool holding = holding_since_s_ >= 0;
-            REDUX_MPI(wait_any_yielding(
-                static_cast<int>(requests_.size()), requests_.data(), index, status,
-                holding ? holding_since_s_ + batches_.gather_s() : std::numeric_limits<double>::infinity()));
-            if (index == MPI_UNDEFINED) {
-                if (!holding) return MPI_ERR_INTERN;
-                REDUX_MPI(match());
-                continue;
+            if (!foldable()) {
+                // The root gathering holders pairs when the wait ends (match); else nothing in flight is an error.
+                const bool holding = holding_since_s_ >= 0;
+                REDUX_MPI(wait_any_yielding(
+                    static_cast<int>(requests_.size()), requests_.data(), index, status,
+                    holding ? holding_since_s_ + batches_.gather_s() : std::numeric_limits<double>::infinity()));
+                if (index == MPI_UNDEFINED) {
+                    if (!holding) return MPI_ERR_INTERN;
+                    REDUX_MPI(match());
+                    continue;
+                }
+                REDUX_MPI(on_done(events_[static_cast<size_t>(index)], status));
             }
-            REDUX_MPI(on_done(events_[static_cast<size_t>(index)], status));
             // Whatever else has completed is taken too before the root pairs: ranks that arrive together are
             // paired in one batch.
             for (int done = 1; done;) {
@@ -539,6 +543,9 @@ public:
                 REDUX_MPI(on_done(events_[static_cast<size_t>(index)], status));
             }
             if (rank_ == a_.root) REDUX_MPI(match());
+            const bool root_folds = rank_ == a_.root && foldable();
+            REDUX_MPI(fold_one());
+            if (root_folds) REDUX_MPI(match());  // the root may be idle now
         }
         return MPI_SUCCESS;
     }
@@ -613,7 +620,7 @@ private:
                 return on_orders(status);
             case kDataReceived:
                 for (Fold& f : folds_) f.here = f.here || f.slot == e.slot;
-                return fold_arrived();
+                return MPI_SUCCESS;
         }
         return MPI_ERR_INTERN;
     }
@@ -640,32 +647,38 @@ private:
         return post(MPI_Isend(acc_.base, a_.count, a_.datatype, send_to_, tags::kDynData, comm_, next(kSent)));
     }
 
-    // Partial results that have come are folded into the accumulator, on the side their ranks lie: as they come
-    // under a commutative op, in the order of the orders otherwise.
-    int fold_arrived() {
-        for (size_t i = 0; i < folds_.size();) {
-            if (!folds_[i].here) {
-                if (!a_.commutative) break;
-                ++i;
-                continue;
-            }
-            const Fold f = folds_[i];
-            folds_.erase(folds_.begin() + static_cast<std::ptrdiff_t>(i));
-            if (rank_ != a_.root && acc_.base == a_.input) {  // a non-root rank's first fold: its data becomes writable
-                const int slot = take_slot();
-                REDUX_MPI(copy_elements(a_.input, slots_[static_cast<size_t>(slot)], a_.count, a_.datatype, layout_,
-                                        scratch_.pack_scratch));
-                acc_ = slot_vector(slot);
-            }
-            REDUX_MPI(fold(slot_vector(f.slot), acc_, 0, a_.count, f.left, a_, layout_, scratch_));
-            free_slots_.push_back(f.slot);
-            if (rank_ != a_.root) {
-                REDUX_MPI(post(MPI_Isend(&kFoldedMessage, 1, MPI_INT, a_.root, tags::kDynReady, comm_, next(kSent))));
-            } else {
-                on_ready(rank_, false);
-            }
+    // The first partial result that has come and may be folded now: under a commutative op any, otherwise only the
+    // first of the orders (the order of the orders is the rank order). Its position in folds_, or folds_.size().
+    size_t next_fold() const {
+        for (size_t i = 0; i < folds_.size(); ++i) {
+            if (folds_[i].here) return i;
+            if (!a_.commutative) break;
         }
-        return rank_ == a_.root ? MPI_SUCCESS : send_when_folded();
+        return folds_.size();
+    }
+    bool foldable() const { return next_fold() < folds_.size(); }
+
+    // One partial result that has come is folded into the accumulator, on the side its ranks lie; a rank other than
+    // the root reports it to the root, and sends once it has folded all it was told to receive.
+    int fold_one() {
+        const size_t i = next_fold();
+        if (i == folds_.size()) return rank_ == a_.root ? MPI_SUCCESS : send_when_folded();
+        const Fold f = folds_[i];
+        folds_.erase(folds_.begin() + static_cast<std::ptrdiff_t>(i));
+        if (rank_ != a_.root && acc_.base == a_.input) {  // a non-root rank's first fold: its data becomes writable
+            const int slot = take_slot();
+            REDUX_MPI(copy_elements(a_.input, slots_[static_cast<size_t>(slot)], a_.count, a_.datatype, layout_,
+                                    scratch_.pack_scratch));
+            acc_ = slot_vector(slot);
+        }
+        REDUX_MPI(fold(slot_vector(f.slot), acc_, 0, a_.count, f.left, a_, layout_, scratch_));
+        free_slots_.push_back(f.slot);
+        if (rank_ == a_.root) {
+            on_ready(rank_, false);
+            return MPI_SUCCESS;
+        }
+        REDUX_MPI(post(MPI_Isend(&kFoldedMessage, 1, MPI_INT, a_.root, tags::kDynReady, comm_, next(kSent))));
+        return send_when_folded();
     }
 
     // The root, matchmaker: rank r says it has arrived, or has folded one of the partial results it was told to
