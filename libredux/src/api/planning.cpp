@@ -387,8 +387,10 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
     cached.trees.push_back(tree_of(best));
     if (key.algorithm == REDUX_ALGORITHM_AUTO) {
         for (const Plan& plan : selection.runners_up) cached.trees.push_back(tree_of(plan));
-        // Not where the segments are forced (the call's segment_bytes, REDUX_SEGMENT_BYTES): they ask for trees.
-        if (input.segments == 0 || segment_bytes_for(state, key) < 0) {
+        // Rabenseifner's reduce and tree-dyn not where the segments are forced (the call's segment_bytes,
+        // REDUX_SEGMENT_BYTES): they ask for trees.
+        const bool segments_forced = input.segments != 0 && segment_bytes_for(state, key) >= 0;
+        if (!segments_forced) {
             if (cached.trees.size() >= static_cast<size_t>(AutoSelect::kMaxTrees)) cached.trees.pop_back();
             auto at = std::find_if(cached.trees.begin(), cached.trees.end(),
                                    [&](const PlannedTree& t) { return t.predicted_s > halving.predicted_s; });
@@ -405,7 +407,7 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
         }
         // Tree-dyn last, after the contenders: auto weighs it only where the ranks' arrivals are spread.
         const int contenders = static_cast<int>(cached.trees.size());
-        const bool dynamic = state.size >= 3;
+        const bool dynamic = state.size >= 3 && !segments_forced;
         if (dynamic) cached.trees.push_back(tree_dyn(best, costs, input.costs, input.latency_s));
         cached.auto_select = AutoSelect(contenders, failures, dynamic);
     }
