@@ -13,9 +13,9 @@
 // given by the call or the environment, one number with no latency part, the vector is not segmented. auto then
 // measures that tree and selection's runners-up against the MPI library's own reduce, each with its program made
 // here (a program is a few ints per child), and on MPI_Reduce over 3 or more ranks, segments not forced, keeps
-// tree-dyn after them, which it weighs only where the ranks arrive far apart; its AutoSelect is told here what it needs to know about the
-// library's reduce on the key: whether it fails when the root passes MPI_IN_PLACE, or when the root's recvbuf is
-// MPI_BOTTOM (policy/auto_select.hpp).
+// tree-dyn after them, which it weighs only where the ranks arrive far apart; its AutoSelect is told here what it
+// needs to know about the library's reduce on the key: whether it fails when the root passes MPI_IN_PLACE, or when
+// the root's recvbuf is MPI_BOTTOM (policy/auto_select.hpp).
 #include "api/planning.hpp"
 
 #include "api/mpi_identity.h"
