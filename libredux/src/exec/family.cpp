@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <array>
-#include <deque>
 #include <limits>
 
 namespace redux {

@@ -12,6 +12,14 @@
 #include <cstdio>
 
 namespace redux {
+namespace {
+
+// A measured number, or null where it was not measured.
+nlohmann::ordered_json or_null(const std::optional<double>& seconds) {
+    return seconds ? nlohmann::ordered_json(*seconds) : nlohmann::ordered_json();
+}
+
+}  // namespace
 
 std::string report_json(const PlanReport& r, const char* what) {
     nlohmann::ordered_json predicted = nlohmann::ordered_json::object();
@@ -43,26 +51,21 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"predicted_by_strategy_s", predicted},
         {"why", r.why},
         {"tried", r.tried},
-        {"native_s", r.native_s ? nlohmann::ordered_json(*r.native_s) : nlohmann::ordered_json()},
-        {"planned_s", r.planned_s ? nlohmann::ordered_json(*r.planned_s) : nlohmann::ordered_json()},
+        {"native_s", or_null(r.native_s)},
+        {"planned_s", or_null(r.planned_s)},
         {"trial_medians_s", r.trial_medians_s},
         {"trial_calls", r.trial_calls},
         {"dropped", dropped},
         {"trials_end", r.trials_end.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.trials_end)},
         {"trial_extra_s", r.trial_extra_s},
         {"trial_extra_bound_s", r.trial_extra_bound_s},
-        {"confirm_planned_s",
-         r.confirm_planned_s ? nlohmann::ordered_json(*r.confirm_planned_s) : nlohmann::ordered_json()},
-        {"confirm_native_s",
-         r.confirm_native_s ? nlohmann::ordered_json(*r.confirm_native_s) : nlohmann::ordered_json()},
-        {"arrival_spread_s",
-         r.arrival_spread_s ? nlohmann::ordered_json(*r.arrival_spread_s) : nlohmann::ordered_json()},
-        {"dynamic_choice_s",
-         r.dynamic_choice_s ? nlohmann::ordered_json(*r.dynamic_choice_s) : nlohmann::ordered_json()},
-        {"dynamic_s", r.dynamic_s ? nlohmann::ordered_json(*r.dynamic_s) : nlohmann::ordered_json()},
-        {"dynamic_choice_mean_s",
-         r.dynamic_choice_mean_s ? nlohmann::ordered_json(*r.dynamic_choice_mean_s) : nlohmann::ordered_json()},
-        {"dynamic_mean_s", r.dynamic_mean_s ? nlohmann::ordered_json(*r.dynamic_mean_s) : nlohmann::ordered_json()},
+        {"confirm_planned_s", or_null(r.confirm_planned_s)},
+        {"confirm_native_s", or_null(r.confirm_native_s)},
+        {"arrival_spread_s", or_null(r.arrival_spread_s)},
+        {"dynamic_choice_s", or_null(r.dynamic_choice_s)},
+        {"dynamic_s", or_null(r.dynamic_s)},
+        {"dynamic_choice_mean_s", or_null(r.dynamic_choice_mean_s)},
+        {"dynamic_mean_s", or_null(r.dynamic_mean_s)},
         {"calibration_s", r.calibration_s},
         {"node_pair_d_s", r.node_pair_d_s},
         {"native_excluded",
