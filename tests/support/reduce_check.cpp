@@ -32,7 +32,8 @@ int rank_in_world() {
     return rank;
 }
 
-// Which bytes of a TypedBuffer MPI treats as data: MPI_Unpack of all-ones bytes into a zeroed buffer.
+}  // namespace
+
 std::string data_mask(MPI_Datatype datatype, int count) {
     TypedBuffer mask(datatype, count, 0x00);
     int type_size = 0;
@@ -45,6 +46,8 @@ std::string data_mask(MPI_Datatype datatype, int count) {
     }
     return mask.bytes();
 }
+
+namespace {
 
 // "" when every non-data byte of `after` equals the same byte of `before`.
 std::string gaps_changed(const std::string& before, const std::string& after, const std::string& mask) {

@@ -84,4 +84,8 @@ private:
     size_t origin_offset_ = 0;
 };
 
+// Which bytes of TypedBuffer(datatype, count) MPI treats as data (non-zero) and which not (gaps, margins):
+// MPI_Unpack of all-ones bytes into a zeroed buffer.
+std::string data_mask(MPI_Datatype datatype, int count);
+
 }  // namespace redux_test

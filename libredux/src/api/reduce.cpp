@@ -75,9 +75,16 @@ void record(const ReduceCall& call, const Route& route) {
     if (plan.algorithm != REDUX_ALGORITHM_AUTO || !plan.predefined_handles) return;
     AutoSelect& select = plan.plan->auto_select;
     if (select.passes_through()) {
-        t_settled_native = {&select,    call.generation, call.comm,         call.datatype,          call.op,
-                            call.count, call.root,       route.state->rank, call.options.algorithm, call.collective};
+        t_settled_native = {&select,    route.state, call.generation,        call.comm,      call.datatype, call.op,
+                            call.count, call.root,   call.options.algorithm, call.collective};
     }
+}
+
+// A call of a key settled on native that the thread's record takes: counted on the key, then the library's
+// collective where run_plan() runs auto's native calls (plan_library_reduce), its error through the user's handler.
+int settled_pass_through(AutoSelect& select, const ReduceCall& call) {
+    select.count_passed_through();
+    return guarded(call.comm, [&] { return plan_library_reduce(call.sendbuf, call, *t_settled_native.state); });
 }
 
 const redux_options kDefaults = REDUX_OPTIONS_INIT;
@@ -123,10 +130,7 @@ int reduce_entry(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
     const uint64_t generation = lookup_generation();
     const ReduceCall call = make_call(sendbuf, recvbuf, count, datatype, op, root, comm, options, generation);
     if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
-    if (AutoSelect* settled = t_settled_native.repeats(call)) {
-        settled->count_passed_through();
-        return library_reduce(sendbuf, call, comm);
-    }
+    if (AutoSelect* settled = t_settled_native.repeats(call)) return settled_pass_through(*settled, call);
     if (t_configured_native.takes(call)) return library_reduce(sendbuf, call, comm);
     return reduce_routed(sendbuf, recvbuf, count, datatype, op, root, comm, options, info, generation);
 }
@@ -137,10 +141,7 @@ int family_entry(Collective collective, const void* sendbuf, void* recvbuf, int 
     const uint64_t generation = lookup_generation();
     const ReduceCall call = make_call(sendbuf, recvbuf, count, datatype, op, 0, comm, options, generation, collective);
     if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
-    if (AutoSelect* settled = t_settled_native.repeats(call)) {
-        settled->count_passed_through();
-        return library_reduce(sendbuf, call, comm);
-    }
+    if (AutoSelect* settled = t_settled_native.repeats(call)) return settled_pass_through(*settled, call);
     if (t_configured_native.takes(call)) return library_reduce(sendbuf, call, comm);
     return reduce_routed(sendbuf, recvbuf, count, datatype, op, 0, comm, options, info, generation, collective);
 }

@@ -85,4 +85,11 @@ inline int library_reduce(const void* sendbuf, const ReduceCall& call, MPI_Comm 
     return PMPI_Reduce(sendbuf, call.recvbuf, call.count, call.datatype, call.op, call.root, comm);
 }
 
+// The library's own collective where the call's route is a plan (auto's native turns, and the calls of a key settled
+// on native that the thread's record takes): on the communicator's private duplicate, errors returned, whichever way
+// the call came (settled_native.hpp says why it must be one communicator).
+inline int plan_library_reduce(const void* sendbuf, const ReduceCall& call, const CommState& state) {
+    return library_reduce(sendbuf, call, state.comm);
+}
+
 }  // namespace redux

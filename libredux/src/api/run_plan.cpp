@@ -72,10 +72,12 @@ int run_family(const ReduceCall& call, const Route& route, const PlannedTree& pl
     args.op = call.op;
     args.commutative = a.commutative;
     args.sendbuf = a.input;
-    void* result = nullptr;  // rank 0's reduction of the whole vector
+    // Rank 0's reduction of the whole vector: in recvbuf for an allreduce; for a reduce-scatter-block in scratch,
+    // in place too, where recvbuf's blocks after rank 0's own are input that the call leaves as it found them.
+    void* result = nullptr;
     if (state.rank == 0) {
-        args.in_place = a.in_place;
-        const bool whole_in_recvbuf = a.in_place || call.collective == Collective::allreduce;
+        const bool whole_in_recvbuf = call.collective == Collective::allreduce;
+        args.in_place = a.in_place && whole_in_recvbuf;
         result = whole_in_recvbuf ? call.recvbuf : scratch.ensure(layout, args.count, 1)[0];
         args.recvbuf = result;
     }
@@ -123,7 +125,7 @@ int run_native(const ReduceCall& call, const Route& route, const AutoSelect& sel
         select.native_needs_copy(root_in_place) ? copy_of_root_data(cached, call, layout) : call.sendbuf;
     const bool root_recv_at_bottom =
         call.collective == Collective::reduce && route.state->rank == call.root && call.recvbuf == MPI_BOTTOM;
-    if (!select.native_needs_recv_copy(root_recv_at_bottom)) return library_reduce(sendbuf, call, route.state->comm);
+    if (!select.native_needs_recv_copy(root_recv_at_bottom)) return plan_library_reduce(sendbuf, call, *route.state);
     const size_t span = layout.span_bytes(call.count);
     if (cached.recv_copy.size() < span) cached.recv_copy.resize(span);
     const ReduceCall into{call.sendbuf,
@@ -140,7 +142,7 @@ int run_native(const ReduceCall& call, const Route& route, const AutoSelect& sel
     if (sendbuf == MPI_IN_PLACE) {  // the root's data, where the library takes it in place
         REDUX_MPI(copy_elements(call.recvbuf, into.recvbuf, call.count, call.datatype, layout, cached.pack_scratch));
     }
-    REDUX_MPI(library_reduce(sendbuf, into, route.state->comm));
+    REDUX_MPI(plan_library_reduce(sendbuf, into, *route.state));
     return copy_elements(into.recvbuf, call.recvbuf, call.count, call.datatype, layout, cached.pack_scratch);
 }
 

@@ -331,10 +331,7 @@ int run_spread(const FamilyArgs& a, const void* result, const SpreadRole& role, 
             const int64_t begin = static_cast<int64_t>(r) * a.count;
             REDUX_MPI(send(whole, begin, begin + a.count, r, tags::kSpread, a, comm, requests));
         }
-        // In place, rank 0's block is already first in recvbuf, where the reduction left it.
-        if (result != a.recvbuf) {
-            REDUX_MPI(copy_elements(result, a.recvbuf, a.count, a.datatype, layout, scratch.pack_scratch));
-        }
+        REDUX_MPI(copy_elements(result, a.recvbuf, a.count, a.datatype, layout, scratch.pack_scratch));
         return requests.wait_all();
     }
     const Vector v{a.recvbuf, layout.extent};
