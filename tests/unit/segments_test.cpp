@@ -462,10 +462,11 @@ TEST(SegmentChoice, FindsTheMinimumOfEveryCount) {
     RecordProperty("brute_force_evaluations", brute);
 }
 
-// With no latency, more segments never hurt in the model: the search goes to the cap.
 // A curve with a protocol step (eager messages up to 63 KiB at 1.0, a rendezvous from 64 KiB at 3.0): the prediction
 // jumps down at the count whose segments fit under the step, past the minimum of the convex part that the coarse scan
-// and the ternary search find. The choice is the minimum over every count, its segments under the step.
+// and the ternary search find. The choice has its segments under the step, and its prediction is the minimum over
+// every count within 0.5 %: the search simulates at most kSearchSegments segments per rank (segments.cpp), and here
+// the minimum lies among the hundreds of counts near it, which it samples.
 TEST(SegmentChoice, FindsTheCountUnderAProtocolStep) {
     LinkFit curve =
         fit_link({{8, 1.0}, {32 << 10, 1.0}, {63 << 10, 1.05}, {64 << 10, 3.0}, {256 << 10, 3.3}, {4 << 20, 10.0}});
@@ -481,17 +482,21 @@ TEST(SegmentChoice, FindsTheCountUnderAProtocolStep) {
         double best = chosen.makespan_s;
         for (int32_t m = 1; m <= kMaxChosenSegments; ++m)
             best = std::min(best, simulate_segments(chosen, m).makespan_s);
-        EXPECT_NEAR(chosen.makespan_s, best, 1e-9 * best) << strategy_name(strategy);
+        EXPECT_LE(chosen.makespan_s, best * 1.005) << strategy_name(strategy);
         EXPECT_LT((request.elements + chosen.segments - 1) / chosen.segments * 8, 64 << 10) << strategy_name(strategy);
     }
 }
 
+// With no latency, more segments never hurt in the model: the search goes as far towards the cap as its bound on
+// the segments it simulates lets it (past half the cap), where the prediction is within 0.2 % of the cap's.
 TEST(SegmentChoice, WithoutLatencyTheCapWins) {
     PlanRequest request{64, {1e-3, 1e-4}, Strategy::binary, 0, 0, true};
     request.elements = 1 << 24;
     request.segments = 0;
     const Plan plan = make_plan(request);
-    EXPECT_EQ(plan.segments, kMaxChosenSegments);
+    EXPECT_GE(plan.segments, kMaxChosenSegments / 2);
+    EXPECT_LE(plan.makespan_s, simulate_segments(plan, kMaxChosenSegments).makespan_s * 1.002);
+    for (int32_t m : {1, 2, 64, 1024}) EXPECT_LT(plan.makespan_s, simulate_segments(plan, m).makespan_s);
     request.elements = 1000;
     EXPECT_EQ(make_plan(request).segments, 1000);
 }

@@ -343,10 +343,29 @@ PlannedTree tree_dyn(const Plan& best, const Costs& costs, const Costs& batch_co
     return tree;
 }
 
+// Rabenseifner's reduce (recursive halving, then every block to the root) and its prediction.
+PlannedTree rabenseifner_reduce(const CommState& state, const Costs& costs, double latency_s, long long bytes,
+                                int64_t op_piece_bytes) {
+    PlannedTree halving;
+    halving.family = FamilyAlgorithm::reduce_scatter;
+    halving.predicted_s = predict_reduce_scatter(FamilyShape(state.size), costs, latency_s,
+                                                 family_pieces(bytes / 2, op_piece_bytes), Collective::reduce) +
+                          costs.call_s;
+    return halving;
+}
+
 // MPI_Reduce: the tree selection chose, and under auto its runners-up.
 int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, CachedPlan& cached) {
     PlanReport& report = cached.report;
-    const SelectionInput input = selection_input(state, key, costs);
+    SelectionInput input = selection_input(state, key, costs);
+    // Rabenseifner's reduce asked for: no tree to select.
+    const std::optional<FamilyAlgorithm> asked = family_of(key.algorithm);
+    if (asked == FamilyAlgorithm::reduce_scatter) {
+        cached.trees.push_back(rabenseifner_reduce(state, costs, input.latency_s, report.bytes, cached.op_piece_bytes));
+        return MPI_SUCCESS;
+    }
+    // Tree-dyn asked for: it moves whole vectors, and the tree selected only sets its estimate.
+    if (asked == FamilyAlgorithm::tree_dyn) input.segments = 1;
     const auto nodes = static_cast<size_t>(input.node_pairs.node_ids.size());
     for (size_t a = 0; a < nodes; ++a) {
         const auto row = input.node_pairs.transfer_s.begin() + static_cast<std::ptrdiff_t>(a * nodes);
@@ -368,25 +387,15 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
         tree.program = program_for(plan, state.rank);
         return tree;
     };
-    // Rabenseifner's reduce (recursive halving, then every block to the root): asked for, or weighed by auto with
-    // the trees, in the place its prediction gives it.
-    PlannedTree halving;
-    halving.family = FamilyAlgorithm::reduce_scatter;
-    halving.predicted_s =
-        predict_reduce_scatter(FamilyShape(state.size), costs, input.latency_s,
-                               family_pieces(report.bytes / 2, cached.op_piece_bytes), Collective::reduce) +
-        costs.call_s;
-    if (family_of(key.algorithm) == FamilyAlgorithm::reduce_scatter) {
-        cached.trees.push_back(std::move(halving));
-        return MPI_SUCCESS;
-    }
-    if (family_of(key.algorithm) == FamilyAlgorithm::tree_dyn) {
+    if (asked == FamilyAlgorithm::tree_dyn) {
         cached.trees.push_back(tree_dyn(best, costs, input.costs, input.latency_s));
         return MPI_SUCCESS;
     }
     cached.trees.push_back(tree_of(best));
     if (key.algorithm == REDUX_ALGORITHM_AUTO) {
         for (const Plan& plan : selection.runners_up) cached.trees.push_back(tree_of(plan));
+        // Rabenseifner's reduce: weighed with the trees, in the place its prediction gives it.
+        PlannedTree halving = rabenseifner_reduce(state, costs, input.latency_s, report.bytes, cached.op_piece_bytes);
         // Rabenseifner's reduce and tree-dyn not where the segments are forced (the call's segment_bytes,
         // REDUX_SEGMENT_BYTES): they ask for trees.
         const bool segments_forced = input.segments != 0 && segment_bytes_for(state, key) >= 0;
@@ -476,6 +485,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
             std::max<size_t>(cached->knobs.chunk_bytes, static_cast<size_t>(cached->op_piece_bytes));
     }
     report.c_call_s = costs.compute_call_s;
+    const double planning_start = MPI_Wtime();
     if (key.collective != Collective::reduce) {
         report.collective = std::string(collective_name(key.collective));
         plan_family(state, key, costs, *cached);
@@ -504,6 +514,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.strategy = cached->trees.front().name();
     report.predicted_s = cached->trees.front().predicted_s;
     report.segments = cached->trees.front().segments;
+    report.planning_s = MPI_Wtime() - planning_start;
     log_plan(state, *cached, "new plan", true);  // and under auto, its decision when the trials are done
     return remember_plan(state, key, std::move(cached), out);
 }

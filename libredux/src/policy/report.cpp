@@ -67,6 +67,7 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"dynamic_choice_mean_s", or_null(r.dynamic_choice_mean_s)},
         {"dynamic_mean_s", or_null(r.dynamic_mean_s)},
         {"calibration_s", r.calibration_s},
+        {"planning_s", r.planning_s},
         {"node_pair_d_s", r.node_pair_d_s},
         {"native_excluded",
          r.native_excluded.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.native_excluded)},
@@ -178,7 +179,7 @@ std::string report_words(const PlanReport& r, const char* what) {
         line += tail;
     }
     if (!r.native_excluded.empty()) line += "; native not tried: " + r.native_excluded;
-    std::snprintf(tail, sizeof tail, "; calibration %.3g s", r.calibration_s);
+    std::snprintf(tail, sizeof tail, "; calibration %.3g s, planning %.3g s", r.calibration_s, r.planning_s);
     line += tail;
     if (!r.why.empty()) line += " (" + r.why + ")";
     return line;

@@ -55,6 +55,7 @@ struct PlanReport {
     std::optional<double> arrival_spread_s, dynamic_choice_s, dynamic_s, dynamic_choice_mean_s, dynamic_mean_s;
     std::string native_excluded;  // why auto does not try the MPI library's reduce (policy/native_failures.hpp)
     double calibration_s = 0;     // spent measuring for this key (links and c)
+    double planning_s = 0;        // spent planning this key once its costs were known (trees, segments, programs)
     // d of this message between every two nodes, [from][to] by node in rank order of their lowest rank, where
     // calibration measured the node pairs (3 or more nodes); empty otherwise.
     std::vector<std::vector<double>> node_pair_d_s;

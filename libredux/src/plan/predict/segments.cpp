@@ -79,16 +79,27 @@
 // (every logarithmic tree up to millions of ranks); and each segment is one more message per edge, whose software
 // costs the executor pays and the model sees only through latency_s. A forced count (segments >= 1) is not capped.
 //
-// Planning time: one simulation costs O(ranks x segments), and the search simulates a few dozen counts per
-// candidate. The chain, whose best count grows with the ranks, costs the most; the worst case is latency_s = 0,
-// where T keeps falling to the cap and every candidate is searched near it.
+// Planning time: one simulation costs O(ranks x segments), times its passes for a plan over several trees (up to
+// MultiTreeSimulation::kSharingPasses), and the search simulates a few dozen counts per candidate. Every rank of a
+// communicator plans each new key, so the search is bounded by its work, never by a clock (the ranks must reach the
+// same plan): its search simulates at most kSearchSegments segments per rank (ranks x kSearchSegments
+// rank-segments), whatever the vector's length, and a plan over several trees about as much again to predict its
+// finalists in more passes (Search). The first prediction is always made; a count whose prediction
+// would go past the bound is skipped, treated as no better than the best so far. The steps above run in the
+// order of their worth: the main search (small counts first), the curve's points from the largest size down (the
+// fewest segments first), the counts after the best. At 8 to 16 ranks a search then takes a millisecond or less;
+// choice_cache.hpp keeps its answers for keys of the same shape.
 #include "plan/predict/segments.hpp"
 
 #include "plan/planner.hpp"
+#include "plan/predict/choice_cache.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -350,11 +361,15 @@ public:
 
     // The schedule is computed again, each pass sharing every rank's link out with its sends of the other trees as
     // the pass before placed them, until no send moves (or kSharingPasses).
-    SegmentTimes run() {
+    // The passes at most of a prediction whose pass simulates `steps` rank-segments.
+    static int32_t most_passes(int64_t steps) {
+        return static_cast<int32_t>(std::clamp<int64_t>(kSharingWork / std::max<int64_t>(steps, 1), 1, kSharingPasses));
+    }
+
+    // passes_at_most: fewer than most_passes() makes a cheaper, rougher prediction (the search's, below).
+    SegmentTimes run(int32_t passes_at_most = kSharingPasses) {
         SegmentTimes times = pass();
-        const int64_t steps = static_cast<int64_t>(plan_.parent.size()) * m_;  // rank-segments a pass simulates
-        const auto passes =
-            static_cast<int32_t>(std::clamp<int64_t>(kSharingWork / std::max<int64_t>(steps, 1), 1, kSharingPasses));
+        const int32_t passes = std::min(passes_at_most, most_passes(static_cast<int64_t>(plan_.parent.size()) * m_));
         for (int32_t p = 1; p < passes && trees_.size() > 1; ++p) {
             previous_.swap(sends_);
             const SegmentTimes next = pass();
@@ -505,14 +520,28 @@ private:
     std::vector<std::vector<Busy>> sends_, previous_;
 };
 
-// Predictions by segment count, each made once; `better` orders them (smaller makespan, then fewer segments).
+// Predictions by segment count, each made once; `better` orders them (smaller makespan, then fewer segments). A
+// plan over several trees is searched on its first pass only (each further pass moves its sends by what the other
+// trees' took in the pass before: a few percent of the makespan, the ranking of counts mostly as the first pass
+// has it), and the kFinalists counts whose first pass predicts least are predicted again at the end, in as many
+// passes as another kSearchSegments allow (every pass, up to MultiTreeSimulation::kSharingPasses, where the vector
+// is cut into few segments), the best of them in two passes at least. In all, a choice simulates at most
+// kSearchSegments segments per rank in its search and kSearchSegments + 2 kMaxChosenSegments in its finalists.
 class Search {
 public:
-    explicit Search(const Plan& plan) : plan_(plan) {}
+    explicit Search(const Plan& plan) : plan_(plan), several_trees_(!plan.more_trees.empty()) {}
 
+    // The prediction at m segments; infinite where making it would go past kSearchSegments.
     double operator()(int32_t m) {
         auto found = seen_.find(m);
-        if (found == seen_.end()) found = seen_.emplace(m, predict_segments(plan_, m)).first;
+        if (found == seen_.end()) {
+            const int64_t work = m == 1 && !several_trees_ ? 0 : m;  // one segment of one tree: the plan's own
+            if (!seen_.empty() && searched_ + work > kSearchSegments) return std::numeric_limits<double>::infinity();
+            searched_ += work;
+            const SegmentTimes times =
+                several_trees_ ? MultiTreeSimulation(plan_, m).run(1) : predict_segments(plan_, m);
+            found = seen_.emplace(m, times).first;
+        }
         return found->second.makespan_s;
     }
 
@@ -522,10 +551,44 @@ public:
         return ta < tb;
     }
 
+    // The count of the smallest prediction so far (among equal ones the fewest segments).
+    int32_t best_seen() const { return best_of(seen_).segments; }
+
+    // The best count seen; of a plan over several trees, the best of the finalists predicted again.
     SegmentChoice best() const {
+        SegmentChoice choice = best_of(seen_);
+        choice.evaluations = static_cast<int32_t>(seen_.size());
+        choice.simulated_segments = searched_;
+        if (!several_trees_) return choice;
+        std::vector<std::pair<double, int32_t>> ranked;  // (first pass's prediction, m)
+        for (const auto& [m, times] : seen_) ranked.emplace_back(times.makespan_s, m);
+        std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::map<int32_t, SegmentTimes> finalists;
+        int64_t left = kSearchSegments, simulated = searched_;
+        for (size_t i = 0; i < ranked.size() && i < static_cast<size_t>(kFinalists); ++i) {
+            const int32_t m = ranked[i].second;
+            const int64_t most = MultiTreeSimulation::most_passes(static_cast<int64_t>(plan_.parent.size()) * m);
+            const int64_t passes = std::min(most, std::max<int64_t>(i == 0 ? 2 : 0, left / m));
+            if (passes < std::min<int64_t>(most, 2)) break;  // no pass beyond the search's
+            finalists.emplace(m, MultiTreeSimulation(plan_, m).run(static_cast<int32_t>(passes)));
+            left -= passes * m;
+            simulated += passes * m;
+        }
+        const int32_t evaluations = choice.evaluations + static_cast<int32_t>(finalists.size());
+        choice = best_of(finalists);
+        choice.evaluations = evaluations;
+        choice.simulated_segments = simulated;
+        return choice;
+    }
+
+private:
+    static constexpr int32_t kFinalists = 3;
+
+    // The smallest prediction, among equal ones the fewest segments.
+    static SegmentChoice best_of(const std::map<int32_t, SegmentTimes>& predicted) {
         SegmentChoice choice;
         bool first = true;
-        for (const auto& [m, times] : seen_) {  // in increasing m
+        for (const auto& [m, times] : predicted) {  // in increasing m
             const double t = times.makespan_s, best_t = choice.times.makespan_s;
             if (first || (std::abs(t - best_t) > kTieRelative * std::max(t, best_t) && t < best_t)) {
                 choice.segments = m;
@@ -533,12 +596,12 @@ public:
                 first = false;
             }
         }
-        choice.evaluations = static_cast<int32_t>(seen_.size());
         return choice;
     }
 
-private:
     const Plan& plan_;
+    const bool several_trees_;
+    int64_t searched_ = 0;  // segments per rank the search has simulated
     std::map<int32_t, SegmentTimes> seen_;
 };
 
@@ -593,7 +656,7 @@ void search_counts(Search& search, const std::vector<int32_t>& counts) {
     std::vector<int32_t> scanned;  // indices into counts, roughly geometric in m
     size_t best = 0;
     int32_t rising = 0;  // scanned counts in a row predicted well above the best
-    for (int32_t i = 0, target = 1; i <= last && rising < 2; ++i) {
+    for (int32_t i = 0, target = counts.front(); i <= last && rising < 2; ++i) {
         if (counts[i] < target && i < last) continue;
         scanned.push_back(i);
         target = std::max(target + 1, target * 3 / 2);
@@ -629,27 +692,34 @@ void search_residues(Search& search, const std::vector<int32_t>& counts, int32_t
 }
 
 // Below each point of the calibrated curve: where the curve has a protocol step (an eager limit, a rendezvous above
-// it), T(m) jumps down at the fewest segments that fit under it, and a search of a convex T steps over that. The
-// counts from there on are searched again (the curve's points include the sizes just below a step: calibration
-// bisects it).
+// it), T(m) jumps down at the fewest segments that fit under it, and a search of a convex T steps over that. Where
+// the fewest segments under a point predict less than the best so far, the counts from there on are searched
+// again (the curve's points include the sizes just below a step: calibration bisects it).
 void search_curve_points(Search& search, const PlanRequest& request, const std::vector<int32_t>& counts,
                          int32_t trees) {
     if (!request.segment_curve || request.element_bytes <= 0) return;
-    for (const PingSample& point : request.segment_curve->points) {
-        const int64_t per_segment = static_cast<int64_t>(point.bytes) / request.element_bytes;
+    const std::vector<PingSample>& points = request.segment_curve->points;
+    for (auto point = points.rbegin(); point != points.rend(); ++point) {  // the fewest segments first
+        const int64_t per_segment = static_cast<int64_t>(point->bytes) / request.element_bytes;
         if (per_segment < 1 || per_segment >= request.elements) continue;
         const int64_t fewest = (request.elements + per_segment - 1) / per_segment;
         std::vector<int32_t> from;
         for (int32_t m : counts) {
             if (m >= fewest) from.push_back(m);
         }
-        search_residues(search, from, trees);
+        // Searched again only where the step shows: the fewest counts under it (one per residue) beat the best so far.
+        const int32_t before = search.best_seen();
+        bool below_step = false;
+        for (size_t i = 0; i < from.size() && i < static_cast<size_t>(trees); ++i) {
+            below_step = search.better(from[i], before) || below_step;
+        }
+        if (below_step) search_residues(search, from, trees);
     }
 }
 
 }  // namespace
 
-SegmentChoice choose_segments(const Plan& plan) {
+SegmentChoice search_segments(const Plan& plan) {
     const int32_t cap = max_chosen_segments(plan);
     Search search(plan);
     if (cap <= kExhaustiveUpTo) {
@@ -664,6 +734,15 @@ SegmentChoice choose_segments(const Plan& plan) {
     search_curve_points(search, plan.request, counts, trees);
     scan_same_largest(search, counts);
     return search.best();
+}
+
+SegmentChoice choose_segments(const Plan& plan) {
+    const std::string key = choice_key(plan);
+    if (key.empty()) return search_segments(plan);
+    if (std::optional<SegmentChoice> kept = cached_choice(key)) return *kept;
+    const SegmentChoice choice = search_segments(plan);
+    keep_choice(key, choice);
+    return choice;
 }
 
 double summed_segment_transfers_s(const PlanRequest& request, double d, int32_t segments) {

@@ -19,6 +19,9 @@ inline int64_t segment_begin(int64_t elements, int32_t segments, int32_t j) { re
 constexpr int32_t kDefaultRecvWindow = 2;
 // The most segments the planner considers when it chooses the count (segments.cpp says why this many).
 constexpr int32_t kMaxChosenSegments = 4096;
+// What one choice of the count may simulate, per rank: segments summed over its predictions, each pass of a plan
+// over several trees counted (segments.cpp, "Planning time"), whatever the vector's length.
+constexpr int64_t kSearchSegments = 8192;
 
 struct SegmentTimes {
     double tree_makespan_s = 0;  // the sink holds the last segment of the result
@@ -51,13 +54,17 @@ std::vector<int32_t> candidate_segments(int64_t elements, int32_t cap);
 struct SegmentChoice {
     int32_t segments = 1;
     SegmentTimes times;
-    int32_t evaluations = 0;  // predictions made to find it
+    int32_t evaluations = 0;         // predictions made to find it
+    int64_t simulated_segments = 0;  // segments they simulated, per rank, each pass counted
 };
 
 // The count in [1, max_chosen_segments(plan)] whose predict_segments() makespan is smallest (among equals the
 // fewest segments), found by a coarse geometric scan and a local integer search (segments.cpp). `plan` is an
 // unsegmented plan as make_plan computes it.
+// The answer is kept for plans of the same shape (plan/predict/choice_cache.hpp) and given to them without a search.
 SegmentChoice choose_segments(const Plan& plan);
+// The search itself, cache aside (for the tests, which compare the two).
+SegmentChoice search_segments(const Plan& plan);
 
 // What the `segments` pieces of a vector whose whole takes d on a link take together, as the segmented model
 // costs each (d at one segment; more, by the latency every segment pays, at several).
