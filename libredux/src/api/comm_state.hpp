@@ -2,6 +2,7 @@
 // attached to the user's communicator with an attribute keyval and freed with it. See comm_state.cpp.
 #pragma once
 
+#include "calib/compute_cost.hpp"
 #include "calib/link_calibration.hpp"
 #include "calib/topology.hpp"
 #include "exec/executor.hpp"
@@ -23,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace redux {
@@ -169,6 +171,14 @@ struct CommState {
     PlanKey last_key;                // the plan of the previous call: a repeated call skips the map
     CachedPlan* last_plan = nullptr;
     RecentCalls recent_calls;
+    std::map<PlanKey, int> calls_before_plan;  // auto's keys not planned yet: their calls so far (planning.hpp)
+    // c of a predefined op on a predefined datatype, as measured (and agreed) for an earlier key, and the elements
+    // it was measured on (planning.cpp): a key that would measure no more elements takes it.
+    struct MeasuredOp {
+        OpCost cost;
+        int sample = 0;
+    };
+    std::map<std::pair<MPI_Datatype, MPI_Op>, MeasuredOp> measured_ops;
     bool links_known = false;  // topology and links, gathered on the first plan that needs d
     Topology topology;
     LinkCalibration links;

@@ -154,7 +154,17 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
         const double start = MPI_Wtime();
         OpCost op_cost;
         const int count = whole_count(state, key);
-        REDUX_MPI(measure_on_first_pair(state, own_data, count, datatype, op, layout, op_cost));
+        // A predefined op on a predefined datatype: its c from an earlier key where that one measured as many elements
+        // as this one would (the same on every rank: the handles and the layout are everywhere the same).
+        const bool predefined = key.datatype != MPI_DATATYPE_NULL && key.op != MPI_OP_NULL;
+        const int sample = compute_sample_count(count, layout);
+        const auto known = predefined ? state.measured_ops.find({key.datatype, key.op}) : state.measured_ops.end();
+        if (known != state.measured_ops.end() && known->second.sample >= sample) {
+            op_cost = known->second.cost;
+        } else {
+            REDUX_MPI(measure_on_first_pair(state, own_data, count, datatype, op, layout, op_cost));
+            if (predefined) state.measured_ops[{key.datatype, key.op}] = {op_cost, sample};
+        }
         costs.compute_s = op_cost.at(count);
         costs.compute_call_s = op_cost.call_s;
         report.calibration_s += MPI_Wtime() - start;
@@ -449,6 +459,39 @@ void log_plan(const CommState& state, const CachedPlan& plan, const char* what, 
     if (to_file && !cfg.report_path.empty() && !append_line(cfg.report_path, report_json(plan.report, what))) {
         std::fprintf(stderr, "libredux: cannot append to REDUX_REPORT=%s\n", cfg.report_path.c_str());
     }
+}
+
+bool native_before_planning(CommState& state, const PlanKey& key) {
+    constexpr size_t kMostKeys = 256;  // then counting starts again: every rank forgets alike
+    if (key.algorithm != REDUX_ALGORITHM_AUTO || state.plans.count(key) != 0) return false;
+    const MpiLibrary& library = loaded_mpi_library();
+    const long long bytes = static_cast<long long>(key.type_size) * whole_count(state, key);
+    switch (key.collective) {
+        case Collective::reduce:
+            // A root's recvbuf at MPI_BOTTOM needs a datatype of absolute addresses: a derived one.
+            if (known_native_reduce_failure(library, {state.size, key.root, true, bytes, key.commutative}) ||
+                (key.datatype == MPI_DATATYPE_NULL &&
+                 known_native_reduce_failure(library, {state.size, key.root, false, bytes, key.commutative, true}))) {
+                return false;
+            }
+            break;
+        case Collective::allreduce:
+            break;
+        case Collective::reduce_scatter_block:
+            if (known_native_reduce_scatter_block_failure(library, state.size, key.commutative,
+                                                          key.lower_bound_moved)) {
+                return false;
+            }
+            break;
+    }
+    if (state.calls_before_plan.size() >= kMostKeys) state.calls_before_plan.clear();
+    int& calls = state.calls_before_plan[key];
+    if (calls >= AutoSelect::kNativeFirstCalls) {
+        state.calls_before_plan.erase(key);
+        return false;
+    }
+    ++calls;
+    return true;
 }
 
 int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Datatype datatype, MPI_Op op,

@@ -13,6 +13,12 @@ namespace redux {
 int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Datatype datatype, MPI_Op op,
              const ElementLayout& layout, CachedPlan*& plan);
 
+// Under auto, whether this call of `key` goes to the MPI library's own collective, on the user's communicator,
+// before the key is planned: its first AutoSelect::kNativeFirstCalls calls, where the library's collective is not
+// known to fail on the key (policy/native_failures.hpp). Not collective, and the same answer on every rank: it counts
+// the key's calls, which every rank makes alike.
+bool native_before_planning(CommState& state, const PlanKey& key);
+
 // On rank 0: with REDUX_VERBOSE, plan.report in words on stderr ("libredux: <what> ..."); when `to_file`, as a
 // JSON line to REDUX_REPORT (event = what).
 void log_plan(const CommState& state, const CachedPlan& plan, const char* what, bool to_file);

@@ -13,7 +13,8 @@
 //   6. The first other call on a communicator makes its state, collectively: a private duplicate and the
 //      settings every rank agrees on (rank 0's; comm_state.cpp), which can still say native.
 //   7. Everything else: the plan for the call's key (collective, root, count, type layout, commutativity,
-//      strategy, the call's costs), made and cached on first use (planning.cpp).
+//      strategy, the call's costs), made and cached on first use (planning.cpp); under auto, after the key's
+//      first calls, which go to the library's own (native_before_planning).
 // MPI_Allreduce and MPI_Reduce_scatter_block take the same steps with root 0, their own buffer rules
 // (misplaced_buffers) and, for the latter, a whole vector (size x recvcount) that must fit an int.
 #include "api/route.hpp"
@@ -96,6 +97,7 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
                       strategy && strategy_needs_limit(*strategy) ? opts.limit : 0,
                       opts.segment_bytes < 0 ? -1 : opts.segment_bytes,
                       lower_bound != 0};
+    if (native_before_planning(state, key)) return MPI_SUCCESS;  // the library's own, on the user's communicator
     const bool in_place = call.sendbuf == MPI_IN_PLACE && (rank == call.root || call.collective != Collective::reduce);
     const void* own_data = in_place ? call.recvbuf : call.sendbuf;
     CachedPlan* cached = nullptr;

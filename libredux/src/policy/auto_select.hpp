@@ -85,8 +85,13 @@ public:
     static constexpr double kSpreadFactor = 1.0;
     static constexpr double kDynamicMargin =
         0.9;  // in place: tree-dyn's median below 0.9x, mean below 1/0.9x the choice's
-    // The most calls before a decision, whatever the trees and the trials: trials, a confirmation, tree-dyn's turns.
-    static constexpr int kMaxCallsToDecide = kMaxTrialCallsAnyTrees + 2 * kConfirmCalls + 2 * kDynamicCalls;
+    // A key's first calls go to the library's own collective before the key is planned or tried (api/planning.hpp,
+    // native_before_planning): a key called once or twice (set-up, a check, a test of every count) costs nothing.
+    static constexpr int kNativeFirstCalls = 2;
+    // The most calls before a decision, whatever the trees and the trials: the first calls, trials, a confirmation,
+    // tree-dyn's turns.
+    static constexpr int kMaxCallsToDecide =
+        kNativeFirstCalls + kMaxTrialCallsAnyTrees + 2 * kConfirmCalls + 2 * kDynamicCalls;
     static constexpr int kWindow = 1024;
     static constexpr double kDriftFactor = 2.0;
     static constexpr int64_t kRecheckEvery = 1 << 16;
