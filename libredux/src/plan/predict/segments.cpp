@@ -582,7 +582,7 @@ public:
     }
 
 private:
-    static constexpr int32_t kFinalists = 3;
+    static constexpr int32_t kFinalists = 6;
 
     // The smallest prediction, among equal ones the fewest segments.
     static SegmentChoice best_of(const std::map<int32_t, SegmentTimes>& predicted) {
