@@ -1,7 +1,8 @@
 ! The Fortran counterpart of reduce_check.c: a program that knows nothing of libredux calls MPI_REDUCE through
 ! `use mpi` and checks
 !   1. that MPI_REDUCE, as the dynamic linker resolves it (gfortran calls mpi_reduce_), is libredux's, and for
-!      2 ranks or more that libredux planned the first reduction (REDUX_VERBOSE=1: "libredux: new plan");
+!      2 ranks or more that libredux planned the first reduction, called three times (REDUX_VERBOSE=1: "libredux:
+!      new plan"; under auto a key's first two calls go to the MPI library's own reduce unplanned);
 !   2. every result against a closed form: an integer sum with MPI_IN_PLACE at root 0, a double precision
 !      maximum to the last rank, and an integer sum with MPI_IN_PLACE at the last rank. Fortran's MPI_IN_PLACE
 !      is the address of a common block variable; if libredux did not map it to C's MPI_IN_PLACE, the roots would
@@ -28,7 +29,7 @@ program reduce_check_f
     end interface
 
     integer, parameter :: n = 20000
-    integer :: rank, size, ierr, failures, total, i, root
+    integer :: rank, size, ierr, failures, total, i, k, root
     integer :: ibuf(n), ignored(n)
     double precision :: dsend(n), drecv(n)
 
@@ -39,16 +40,19 @@ program reduce_check_f
 
     if (probe_symbol_in_libredux("mpi_reduce_" // c_null_char) /= 1) failures = failures + 1
 
-    ! Integer sum of (r + 1) * i over ranks r, in place at root 0.
-    do i = 1, n
-        ibuf(i) = (rank + 1) * i
-    end do
+    ! Integer sum of (r + 1) * i over ranks r, in place at root 0, three times: under auto a key's first two
+    ! calls go to the MPI library's own reduce unplanned, the third is planned.
     if (rank == 0 .and. size >= 2) call probe_capture_stderr()
-    if (rank == 0) then
-        call MPI_REDUCE(MPI_IN_PLACE, ibuf, n, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
-    else
-        call MPI_REDUCE(ibuf, ignored, n, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
-    end if
+    do k = 1, 3
+        do i = 1, n
+            ibuf(i) = (rank + 1) * i
+        end do
+        if (rank == 0) then
+            call MPI_REDUCE(MPI_IN_PLACE, ibuf, n, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
+        else
+            call MPI_REDUCE(ibuf, ignored, n, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
+        end if
+    end do
     if (rank == 0 .and. size >= 2) then
         if (probe_stderr_contains("libredux: new plan" // c_null_char) /= 1) then
             write (0, '(a)') '[rank 0] integer sum: libredux did not report planning it (is REDUX_VERBOSE=1 set?)'
