@@ -364,6 +364,38 @@ PlannedTree rabenseifner_reduce(const CommState& state, const Costs& costs, doub
     return halving;
 }
 
+// Where the MPI library's own collective is known to fail on `key` (policy/native_failures.hpp): an MPI_Reduce when
+// its root passes MPI_IN_PLACE, or receives at MPI_BOTTOM (which needs a datatype of absolute addresses: a derived
+// one); an MPI_Reduce_scatter_block on every call (`every_call`).
+struct KeyNativeFailures {
+    KnownNativeFailures reduce;
+    const char* every_call = nullptr;
+    bool any() const { return reduce.root_in_place || reduce.root_recv_at_bottom || every_call; }
+};
+
+KeyNativeFailures native_failures(const CommState& state, const PlanKey& key) {
+    const MpiLibrary& library = loaded_mpi_library();
+    const long long bytes = static_cast<long long>(key.type_size) * whole_count(state, key);
+    KeyNativeFailures failures;
+    switch (key.collective) {
+        case Collective::reduce:
+            failures.reduce.root_in_place =
+                known_native_reduce_failure(library, {state.size, key.root, /*in_place=*/true, bytes, key.commutative});
+            if (key.datatype == MPI_DATATYPE_NULL) {
+                failures.reduce.root_recv_at_bottom = known_native_reduce_failure(
+                    library, {state.size, key.root, false, bytes, key.commutative, /*recv_at_bottom=*/true});
+            }
+            break;
+        case Collective::allreduce:
+            break;
+        case Collective::reduce_scatter_block:
+            failures.every_call =
+                known_native_reduce_scatter_block_failure(library, state.size, key.commutative, key.lower_bound_moved);
+            break;
+    }
+    return failures;
+}
+
 // MPI_Reduce: the tree selection chose, and under auto its runners-up.
 int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, CachedPlan& cached) {
     PlanReport& report = cached.report;
@@ -415,20 +447,11 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
                                    [&](const PlannedTree& t) { return t.predicted_s > halving.predicted_s; });
             cached.trees.insert(at, std::move(halving));
         }
-        // A root's recvbuf at MPI_BOTTOM needs a datatype of absolute addresses: a derived one.
-        const MpiLibrary& library = loaded_mpi_library();
-        KnownNativeFailures failures;
-        failures.root_in_place = known_native_reduce_failure(
-            library, {state.size, key.root, /*in_place=*/true, report.bytes, key.commutative});
-        if (key.datatype == MPI_DATATYPE_NULL) {
-            failures.root_recv_at_bottom = known_native_reduce_failure(
-                library, {state.size, key.root, false, report.bytes, key.commutative, /*recv_at_bottom=*/true});
-        }
         // Tree-dyn last, after the contenders: auto weighs it only where the ranks' arrivals are spread.
         const int contenders = static_cast<int>(cached.trees.size());
         const bool dynamic = state.size >= 3 && !segments_forced;
         if (dynamic) cached.trees.push_back(tree_dyn(best, costs, input.costs, input.latency_s));
-        cached.auto_select = AutoSelect(contenders, failures, dynamic);
+        cached.auto_select = AutoSelect(contenders, native_failures(state, key).reduce, dynamic);
     }
     if (cached.trees.front().family == FamilyAlgorithm::tree) report.shared_cores_floor_s = best.shared_cores_floor_s;
     return MPI_SUCCESS;
@@ -464,26 +487,7 @@ void log_plan(const CommState& state, const CachedPlan& plan, const char* what, 
 bool native_before_planning(CommState& state, const PlanKey& key) {
     constexpr size_t kMostKeys = 256;  // then counting starts again: every rank forgets alike
     if (key.algorithm != REDUX_ALGORITHM_AUTO || state.plans.count(key) != 0) return false;
-    const MpiLibrary& library = loaded_mpi_library();
-    const long long bytes = static_cast<long long>(key.type_size) * whole_count(state, key);
-    switch (key.collective) {
-        case Collective::reduce:
-            // A root's recvbuf at MPI_BOTTOM needs a datatype of absolute addresses: a derived one.
-            if (known_native_reduce_failure(library, {state.size, key.root, true, bytes, key.commutative}) ||
-                (key.datatype == MPI_DATATYPE_NULL &&
-                 known_native_reduce_failure(library, {state.size, key.root, false, bytes, key.commutative, true}))) {
-                return false;
-            }
-            break;
-        case Collective::allreduce:
-            break;
-        case Collective::reduce_scatter_block:
-            if (known_native_reduce_scatter_block_failure(library, state.size, key.commutative,
-                                                          key.lower_bound_moved)) {
-                return false;
-            }
-            break;
-    }
+    if (native_failures(state, key).any()) return false;
     if (state.calls_before_plan.size() >= kMostKeys) state.calls_before_plan.clear();
     int& calls = state.calls_before_plan[key];
     if (calls >= AutoSelect::kNativeFirstCalls) {
@@ -537,10 +541,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
         }
         if (key.algorithm == REDUX_ALGORITHM_AUTO) {
             cached->auto_select = AutoSelect(static_cast<int>(cached->trees.size()));
-            const char* failure = key.collective == Collective::reduce_scatter_block
-                                      ? known_native_reduce_scatter_block_failure(
-                                            loaded_mpi_library(), state.size, key.commutative, key.lower_bound_moved)
-                                      : nullptr;
+            const char* failure = native_failures(state, key).every_call;
             if (failure != nullptr) {
                 cached->auto_select.exclude_native();
                 report.native_excluded = failure;
