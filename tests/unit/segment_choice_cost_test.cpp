@@ -89,7 +89,9 @@ TEST(SegmentChoiceCost, EveryRootGetsTheAnswerItsOwnSearchGives) {
                                          (commutative ? "" : ", not commutative");
                 // Commutative: the same tree renumbered, one search for every root. Not: the sink is rank 0 and
                 // the result goes on to the root, a shape per root's place.
-                if (commutative) EXPECT_EQ(choice_key(plan), first_key) << what << ": the same shape, renumbered";
+                if (commutative) {
+                    EXPECT_EQ(choice_key(plan), first_key) << what << ": the same shape, renumbered";
+                }
                 const SegmentChoice answered = choose_segments(plan);
                 const SegmentChoice searched = search_segments(plan);
                 EXPECT_EQ(answered.segments, searched.segments) << what;

@@ -111,4 +111,9 @@ void keep_choice(const std::string& key, const SegmentChoice& choice) {
     g_choices.emplace(key, choice);
 }
 
+void forget_segment_choices() {
+    const std::lock_guard<std::mutex> lock(g_mutex);
+    g_choices.clear();
+}
+
 }  // namespace redux

@@ -22,5 +22,7 @@ std::string choice_key(const Plan& plan);
 std::optional<SegmentChoice> cached_choice(const std::string& key);
 // Keeps `choice` under `key` (thread-safe; the oldest answers go when the cache is full).
 void keep_choice(const std::string& key, const SegmentChoice& choice);
+// Empties the cache (the soak test does before it samples memory: the cache is bounded, not flat).
+void forget_segment_choices();
 
 }  // namespace redux
