@@ -3,13 +3,16 @@
 //
 //   redux-info [--json]                  one process
 //   mpirun -n N redux-info [--json]      rank 0 prints, and says which ranks' settings differ from its own
+//   redux-info --wisdom [--json]         the wisdom file's entries (REDUX_WISDOM), every job's
+//   redux-info --clear-wisdom            empties it (libredux's own file only)
 //
 // The settings are read and judged by libredux's own parser (policy/config.hpp), the calibration file by its
 // own loader (policy/calibration_file.hpp, through policy/calibration_summary.hpp), so what is shown is what the
-// library would take. Exit status: 0, or 2 for a bad command line.
+// library would take. Exit status: 0, 1 when the wisdom file cannot be read or cleared, or 2 for a bad command line.
 #include "mpi/mpi_version.hpp"
 #include "policy/calibration_summary.hpp"
 #include "policy/config.hpp"
+#include "policy/wisdom_file.hpp"
 #include "redux/version.h"
 
 #include <mpi.h>
@@ -267,6 +270,52 @@ int finish(int status) {
     return status;
 }
 
+// --wisdom, --clear-wisdom: on the file REDUX_WISDOM names. Returns the exit status.
+int wisdom(const Config& config, bool clear, bool json) {
+    const std::string& path = config.wisdom_path;
+    if (path.empty()) {
+        std::cerr << "redux-info: REDUX_WISDOM is not set: there is no wisdom file\n";
+        return 1;
+    }
+    if (clear) {
+        std::string error;
+        if (!redux::clear_wisdom(path, error)) {
+            std::cerr << "redux-info: " << error << '\n';
+            return 1;
+        }
+        std::cout << "wisdom file " << path << " cleared\n";
+        return 0;
+    }
+    const redux::WisdomLoad load = redux::load_wisdom(path, "");
+    if (load.status == redux::WisdomStatus::refused) {
+        std::cerr << "redux-info: wisdom file " << path << " " << load.reason << '\n';
+        return 1;
+    }
+    if (json) {
+        Json entries = Json::array();
+        for (const redux::WisdomEntry& e : load.entries) {
+            entries.push_back({{"job", e.job},
+                               {"call", e.call},
+                               {"strategy", e.strategy},
+                               {"chosen_s", e.chosen_s},
+                               {"native_s", e.native_s},
+                               {"created_unix", e.created_unix}});
+        }
+        std::cout << Json{{"wisdom_file", path}, {"entries", entries}}.dump(2) << '\n';
+        return 0;
+    }
+    std::cout << "wisdom file " << path << ": " << load.entries.size() << " entries"
+              << (load.status == redux::WisdomStatus::found ? "" : " (" + load.reason + ")") << '\n';
+    std::string job;
+    for (const redux::WisdomEntry& e : load.entries) {
+        if (e.job != job) std::cout << "  " << (job = e.job) << '\n';
+        std::cout << "    " << e.call << ": " << e.strategy;
+        if (e.chosen_s > 0) std::cout << " (" << e.chosen_s << " s a call in place)";
+        std::cout << '\n';
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -280,10 +329,12 @@ int main(int argc, char** argv) {
         "effect and where it came from, and the calibration file (REDUX_CALIBRATION_FILE). Under mpirun, "
         "rank 0 prints.",
         "redux-info"};
-    bool json = false;
+    bool json = false, show_wisdom = false, clear_wisdom = false;
     app.add_flag("--json", json, "print one JSON document instead of text");
+    app.add_flag("--wisdom", show_wisdom, "print the wisdom file's entries (REDUX_WISDOM): auto's decisions kept");
+    app.add_flag("--clear-wisdom", clear_wisdom, "empty the wisdom file (REDUX_WISDOM), if it is libredux's");
     app.set_version_flag("--version", version_text());
-    app.footer("Exit status: 0, or 2 for a bad command line.");
+    app.footer("Exit status: 0, 1 when the wisdom file cannot be read or cleared, or 2 for a bad command line.");
     // Every rank parses the same argv, so every rank reaches the same verdict and none is left waiting.
     try {
         app.parse(argc, argv);
@@ -298,6 +349,13 @@ int main(int argc, char** argv) {
         return finish(kExitUsage);
     }
 
+    if (show_wisdom || clear_wisdom) {
+        int status = 0;
+        if (rank == 0) status = wisdom(redux::parse_config(real_getenv), clear_wisdom, json);
+        MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        return finish(status);
+    }
+
     Info info;
     info.config = redux::parse_config(real_getenv);
     info.ranks = size;
@@ -305,9 +363,9 @@ int main(int argc, char** argv) {
     if (rank == 0) {
         info.settings = redux::describe_settings(real_getenv, info.config);
         info.now_unix = static_cast<int64_t>(std::time(nullptr));
-        info.calibration_set = !info.config.calibration_file.empty();
+        info.calibration_set = !redux::calibration_path(info.config).empty();
         if (info.calibration_set) {
-            info.calibration = redux::summarize_calibration_file(info.config.calibration_file, info.now_unix,
+            info.calibration = redux::summarize_calibration_file(redux::calibration_path(info.config), info.now_unix,
                                                                  info.config.calibration_max_age_s);
         }
         if (json) {

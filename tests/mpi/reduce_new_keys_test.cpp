@@ -84,7 +84,9 @@ TEST(NewKeys, AutoRunsTheFirstCallsUnplanned) {
                 EXPECT_EQ(plans_of(comm), before) << "count " << count << ": planned at first call " << k + 1;
             }
             checked_sum(comm, collective, count, ++call, automatic);
-            if (size_of(comm) > 1) EXPECT_EQ(plans_of(comm), before + 1) << "count " << count << ": not planned";
+            if (size_of(comm) > 1) {
+                EXPECT_EQ(plans_of(comm), before + 1) << "count " << count << ": not planned";
+            }
         }
     }
     MPI_Comm_free(&comm);

@@ -7,6 +7,7 @@
 #include "api/comm_state.hpp"
 
 #include "api/process_config.hpp"
+#include "api/wisdom.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/yielding.hpp"
 
@@ -49,7 +50,8 @@ int delete_state(MPI_Comm, int, void* attribute, void*) {
 int at_finalize(MPI_Comm, int, void*, void*) {
     g_phase.store(2, std::memory_order_release);
     forget_lookups();
-#ifndef SMPI_H  // SimGrid's SMPI calls this once it counts MPI as finalized, and then fails every attribute call
+    flush_wisdom();  // the decisions of this job, for the next ones
+#ifndef SMPI_H       // SimGrid's SMPI calls this once it counts MPI as finalized, and then fails every attribute call
     void* world_state = nullptr;
     int found = 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, g_state_keyval, &world_state, &found);

@@ -12,6 +12,7 @@
 #include "policy/auto_select.hpp"
 #include "policy/config.hpp"
 #include "policy/report.hpp"
+#include "policy/wisdom_file.hpp"
 #include "redux/redux.h"
 
 #include <mpi.h>
@@ -89,6 +90,7 @@ struct CachedPlan {
     std::vector<char> recv_copy;      // the root's result, when auto runs native into a buffer of its own
     std::vector<char> pack_scratch;   // for copying recv_copy into place
     FamilyScratch family_scratch;     // MPI_Allreduce and MPI_Reduce_scatter_block's scratch vectors
+    std::string wisdom_call;          // the key in the wisdom file (api/wisdom.hpp); empty: its decisions not kept
 };
 
 // What route() answers for a call that runs a plan (api/route.hpp): the plan and the facts of the call that the
@@ -179,9 +181,15 @@ struct CommState {
         int sample = 0;
     };
     std::map<std::pair<MPI_Datatype, MPI_Op>, MeasuredOp> measured_ops;
-    bool links_known = false;  // topology and links, gathered on the first plan that needs d
+    bool topology_known = false;  // gathered on the first plan that needs d, or with the wisdom
+    bool links_known = false;     // links calibrated, on the first plan that needs d
     Topology topology;
     LinkCalibration links;
+    // The wisdom file's entries for this communicator's job (api/wisdom.hpp), read by rank 0 and shared, on the first
+    // key that may use them.
+    bool wisdom_loaded = false;
+    std::string wisdom_job;
+    std::vector<WisdomEntry> wisdom;
 };
 
 constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goes first

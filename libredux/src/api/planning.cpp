@@ -123,7 +123,7 @@ int whole_count(const CommState& state, const PlanKey& key) {
 }
 
 int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_Datatype datatype, MPI_Op op,
-               const ElementLayout& layout, Costs& costs, PlanReport& report) {
+               const ElementLayout& layout, const WisdomEntry* known, Costs& costs, PlanReport& report) {
     const Config& cfg = state.config;
     const size_t bytes = static_cast<size_t>(key.type_size) * static_cast<size_t>(whole_count(state, key));
     if (key.transfer_s >= 0) {
@@ -134,8 +134,9 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
         report.costs_source = "environment";
     } else {
         if (!state.links_known) {
-            REDUX_MPI(gather_topology(state.comm, state.topology));
-            REDUX_MPI(calibrate_links(state.comm, state.topology, {cfg.calibration_file, cfg.calibration_max_age_s},
+            if (!state.topology_known) REDUX_MPI(gather_topology(state.comm, state.topology));
+            state.topology_known = true;
+            REDUX_MPI(calibrate_links(state.comm, state.topology, {calibration_path(cfg), cfg.calibration_max_age_s},
                                       state.links));
             state.links_known = true;
             report.calibration_s += state.links.seconds;
@@ -150,6 +151,9 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
         costs.compute_s = key.compute_s;
     } else if (cfg.compute_s) {
         costs.compute_s = *cfg.compute_s;
+    } else if (known != nullptr && known->compute_s >= 0) {  // the op's cost an earlier job's plans stood on
+        costs.compute_s = known->compute_s;
+        costs.compute_call_s = known->compute_call_s;
     } else {
         const double start = MPI_Wtime();
         OpCost op_cost;
@@ -498,8 +502,30 @@ bool native_before_planning(CommState& state, const PlanKey& key) {
     return true;
 }
 
+namespace {
+
+// Starts `cached`'s AutoSelect from what an earlier job decided (api/wisdom.hpp), where the decision names native
+// or one of the key's trees; false where it names none (the plans changed): the entry is dropped.
+bool start_from_wisdom(const WisdomEntry& known, CachedPlan& cached) {
+    AutoSelect& select = cached.auto_select;
+    if (known.strategy == "native") {
+        if (select.native_excluded()) return false;
+        select.start_from(AutoSelect::Run::native, 0, known.chosen_s, known.native_s);
+        return true;
+    }
+    const int trees = select.trees() + (select.dynamic() ? 1 : 0);
+    for (int t = 0; t < trees; ++t) {
+        if (cached.trees[static_cast<size_t>(t)].name() != known.strategy) continue;
+        select.start_from(AutoSelect::Run::planned, t, known.chosen_s, known.native_s);
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Datatype datatype, MPI_Op op,
-             const ElementLayout& layout, CachedPlan*& out) {
+             const ElementLayout& layout, const KeyWisdom& wisdom, CachedPlan*& out) {
     if (state.last_plan != nullptr && state.last_key == key) {
         out = state.last_plan;
         return MPI_SUCCESS;
@@ -518,7 +544,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.commutative = key.commutative;
     report.requested = requested_name(key.algorithm);
     Costs costs;
-    REDUX_MPI(make_costs(state, key, own_data, datatype, op, layout, costs, report));
+    REDUX_MPI(make_costs(state, key, own_data, datatype, op, layout, wisdom.entry, costs, report));
     report.d_s = costs.transfer_s;
     report.flight_s = costs.flight_s;
     report.call_s = costs.call_s;
@@ -558,6 +584,12 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.strategy = cached->trees.front().name();
     report.predicted_s = cached->trees.front().predicted_s;
     report.segments = cached->trees.front().segments;
+    cached->wisdom_call = wisdom.call;
+    if (wisdom.entry != nullptr) {
+        report.wisdom = start_from_wisdom(*wisdom.entry, *cached) ? "started from" : "names no plan";
+        if (report.wisdom == "names no plan") drop_decision(state, *cached);
+        if (report.wisdom == "started from") report.strategy = wisdom.entry->strategy;
+    }
     report.planning_s = MPI_Wtime() - planning_start;
     log_plan(state, *cached, "new plan", true);  // and under auto, its decision when the trials are done
     return remember_plan(state, key, std::move(cached), out);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "api/comm_state.hpp"
+#include "api/wisdom.hpp"
 
 #include <mpi.h>
 
@@ -10,8 +11,10 @@ namespace redux {
 
 // The cached plan for `key`, made on first use: collective over state.comm then (every rank makes the same
 // calls, so every rank takes the same steps). `own_data` is this rank's input, for timing `op` on it.
+// Under auto, `wisdom` says what an earlier job decided for the key (api/wisdom.hpp): the plan is made with the op's
+// cost it kept, and starts from its decision.
 int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Datatype datatype, MPI_Op op,
-             const ElementLayout& layout, CachedPlan*& plan);
+             const ElementLayout& layout, const KeyWisdom& wisdom, CachedPlan*& plan);
 
 // Under auto, whether this call of `key` goes to the MPI library's own collective, on the user's communicator,
 // before the key is planned: its first AutoSelect::kNativeFirstCalls calls, where the library's collective is not

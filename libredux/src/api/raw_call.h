@@ -26,6 +26,11 @@ REDUX_INTERNAL int redux_reduce_scatter_block_raw(const void *sendbuf, void *rec
                                                   redux_raw_handle datatype, redux_raw_handle op,
                                                   redux_raw_handle comm);
 
+/* MPI_Op_create and MPI_Op_free seen (interpose/mpi_reduce.c): `op` points at the program's handle, `function` is its
+ * user function (api/user_ops.cpp keeps which, to name the op in the wisdom file). */
+REDUX_INTERNAL void redux_user_op_created_raw(void *function, const void *op);
+REDUX_INTERNAL void redux_user_op_freed_raw(const void *op);
+
 #ifdef __cplusplus
 }
 #endif

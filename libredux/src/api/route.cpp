@@ -14,13 +14,15 @@
 //      settings every rank agrees on (rank 0's; comm_state.cpp), which can still say native.
 //   7. Everything else: the plan for the call's key (collective, root, count, type layout, commutativity,
 //      strategy, the call's costs), made and cached on first use (planning.cpp); under auto, after the key's
-//      first calls, which go to the library's own (native_before_planning).
+//      first calls, which go to the library's own (native_before_planning), unless the wisdom file holds the
+//      key's decision (wisdom.hpp): then at once, starting from it.
 // MPI_Allreduce and MPI_Reduce_scatter_block take the same steps with root 0, their own buffer rules
 // (misplaced_buffers) and, for the latter, a whole vector (size x recvcount) that must fit an int.
 #include "api/route.hpp"
 
 #include "api/mpi_identity.h"
 #include "api/planning.hpp"
+#include "api/wisdom.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/op_types.hpp"
 
@@ -97,11 +99,16 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
                       strategy && strategy_needs_limit(*strategy) ? opts.limit : 0,
                       opts.segment_bytes < 0 ? -1 : opts.segment_bytes,
                       lower_bound != 0};
-    if (native_before_planning(state, key)) return MPI_SUCCESS;  // the library's own, on the user's communicator
+    KeyWisdom wisdom;  // what an earlier job decided for the key (api/wisdom.hpp)
+    if (state.config.wisdom && state.plans.count(key) == 0) {
+        REDUX_MPI(key_wisdom(state, key, call.datatype, call.op, wisdom));
+    }
+    // The library's own, on the user's communicator.
+    if (wisdom.entry == nullptr && native_before_planning(state, key)) return MPI_SUCCESS;
     const bool in_place = call.sendbuf == MPI_IN_PLACE && (rank == call.root || call.collective != Collective::reduce);
     const void* own_data = in_place ? call.recvbuf : call.sendbuf;
     CachedPlan* cached = nullptr;
-    REDUX_MPI(plan_for(state, key, own_data, call.datatype, call.op, layout, cached));
+    REDUX_MPI(plan_for(state, key, own_data, call.datatype, call.op, layout, wisdom, cached));
     route.state = &state;
     route.plan = &route.made.emplace(
         PlanRoute{cached, algorithm, commutative != 0, layout.named && is_predefined(call.op), layout});

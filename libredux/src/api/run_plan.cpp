@@ -20,6 +20,7 @@
 #include "api/run_plan.hpp"
 
 #include "api/planning.hpp"
+#include "api/wisdom.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/yielding.hpp"
 
@@ -187,18 +188,35 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
     report.segments = chosen.segments;
 }
 
+// A decision AutoSelect made: in the decision log, and kept for the next jobs (api/wisdom.hpp).
 void log_decision(const CommState& state, CachedPlan& cached, const AutoSelect& select) {
     report_decision(cached, select);
+    cached.report.wisdom.clear();
+    cached.report.recheck_s.reset();
     log_plan(state, cached, "auto decision", true);
+    keep_decision(state, cached);
 }
 
-// The agreement AutoSelect asks for: the ranks' local() reduced with MPI_MAX.
+// The agreement AutoSelect asks for: the ranks' local() reduced with MPI_MAX. Where it ends the re-check of an
+// earlier job's decision, the log says how, and a decision that no longer holds leaves the wisdom file.
 int agree(const CommState& state, CachedPlan& cached, AutoSelect& select) {
     const std::vector<double> mine = select.local();
     std::vector<double> agreed(mine.size());
     REDUX_MPI(
         allreduce_yielding(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, state.comm));
+    const bool rechecking = select.rechecking();
     if (select.agree(agreed)) log_decision(state, cached, select);
+    if (rechecking) {
+        const bool holds = select.decided();
+        cached.report.wisdom = holds ? "re-checked" : "no longer holds";
+        cached.report.recheck_s = select.recheck_s();
+        log_plan(state, cached, "auto decision", true);
+        if (holds) {
+            keep_decision(state, cached);  // with the time in place this job measured
+        } else {
+            drop_decision(state, cached);
+        }
+    }
     return MPI_SUCCESS;
 }
 

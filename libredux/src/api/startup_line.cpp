@@ -18,7 +18,8 @@ std::string startup_line(const Config& config, const char* (*lookup)(const char*
         any = true;
     }
     if (!any) line += " all defaults";
-    line += "; calibration file: " + (config.calibration_file.empty() ? std::string("none") : config.calibration_file);
+    const std::string calibration = calibration_path(config);
+    line += "; calibration file: " + (calibration.empty() ? std::string("none") : calibration);
     return line;
 }
 

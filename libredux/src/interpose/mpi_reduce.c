@@ -1,5 +1,6 @@
 /* Interposition: the application's MPI_Reduce, MPI_Allreduce and MPI_Reduce_scatter_block become redux_reduce,
- * redux_allreduce and redux_reduce_scatter_block. Nothing else lives here.
+ * redux_allreduce and redux_reduce_scatter_block; MPI_Op_create and MPI_Op_free are the library's, and libredux
+ * notes which function each user op runs (the wisdom file names a user op by it). Nothing else lives here.
  * Linked before the MPI library (-lredux) or preloaded (LD_PRELOAD=libredux.so), this definition wins over
  * the library's; redux_reduce calls the library's own as PMPI_Reduce where it should not act.
  * The Fortran bindings are in mpi_reduce_f.c.
@@ -40,4 +41,21 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
                              redux_raw_handle op, redux_raw_handle comm) {
     if (redux_foreign_mpi()) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     return redux_reduce_scatter_block_raw(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+int MPI_Op_create(void *function, int commute, void *op);
+int PMPI_Op_create(void *function, int commute, void *op);
+
+int MPI_Op_create(void *function, int commute, void *op) {
+    const int rc = PMPI_Op_create(function, commute, op);
+    if (rc == 0 && !redux_foreign_mpi()) redux_user_op_created_raw(function, op); /* 0: MPI_SUCCESS in every MPI */
+    return rc;
+}
+
+int MPI_Op_free(void *op);
+int PMPI_Op_free(void *op);
+
+int MPI_Op_free(void *op) {
+    if (op != 0 && !redux_foreign_mpi()) redux_user_op_freed_raw(op);
+    return PMPI_Op_free(op);
 }

@@ -90,13 +90,22 @@ unsigned groups_for(MPI_Op op) {
 
 }  // namespace
 
-bool is_predefined(MPI_Op op) {
-    for (MPI_Op known : {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR,
-                         MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP}) {
-        if (op == known) return true;
+const char* predefined_op_name(MPI_Op op) {
+    static const struct {
+        MPI_Op op;
+        const char* name;
+    } kOps[] = {{MPI_MAX, "MPI_MAX"},         {MPI_MIN, "MPI_MIN"},       {MPI_SUM, "MPI_SUM"},
+                {MPI_PROD, "MPI_PROD"},       {MPI_LAND, "MPI_LAND"},     {MPI_BAND, "MPI_BAND"},
+                {MPI_LOR, "MPI_LOR"},         {MPI_BOR, "MPI_BOR"},       {MPI_LXOR, "MPI_LXOR"},
+                {MPI_BXOR, "MPI_BXOR"},       {MPI_MINLOC, "MPI_MINLOC"}, {MPI_MAXLOC, "MPI_MAXLOC"},
+                {MPI_REPLACE, "MPI_REPLACE"}, {MPI_NO_OP, "MPI_NO_OP"}};
+    for (const auto& known : kOps) {
+        if (op == known.op) return known.name;
     }
-    return false;
+    return nullptr;
 }
+
+bool is_predefined(MPI_Op op) { return predefined_op_name(op) != nullptr; }
 
 bool op_defined_on(MPI_Op op, MPI_Datatype datatype) {
     if (!is_predefined(op)) return true;  // a user op takes whatever it is given

@@ -13,5 +13,7 @@ bool op_defined_on(MPI_Op op, MPI_Datatype datatype);
 
 // True for MPI's predefined operators (whose handles are never freed, so a handle names one operator).
 bool is_predefined(MPI_Op op);
+// "MPI_SUM" for MPI_SUM; null for a user operator.
+const char* predefined_op_name(MPI_Op op);
 
 }  // namespace redux

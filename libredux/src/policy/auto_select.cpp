@@ -37,7 +37,7 @@ AutoSelect::Step AutoSelect::next() const {
         if (dynamic_calls() % 2 == 1) return {Run::planned, dynamic_tree(), false, true};
         return {choice_, choice_ == Run::native ? 0 : weighed_tree_, false, true};
     }
-    if (decided_) return {choice_, tree_, false, choice_ == Run::planned && !native_excluded_};
+    if (decided_) return {choice_, tree_, false, rechecking_ || (choice_ == Run::planned && !native_excluded_)};
     const int arm = running_[turn_];
     // Asked of trial calls only, which start every rank together anyway; other native calls take a copy of the
     // root's data (native_needs_copy).
@@ -134,7 +134,7 @@ bool AutoSelect::needs_agreement() const {
     if (confirming_) return static_cast<int>(confirm_calls()) == 2 * kConfirmCalls;
     if (weighing_dynamic_) return static_cast<int>(dynamic_calls()) == 2 * kDynamicCalls;
     if (!decided_) return extra_spent_ || round_done();
-    return static_cast<int>(window_.size()) == kWindow;
+    return static_cast<int>(window_.size()) == (rechecking_ ? kRecheckCalls : kWindow);
 }
 
 std::vector<double> AutoSelect::local() const {
@@ -210,6 +210,18 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
     }
     const double now = agreed[0];
     window_.clear();
+    if (rechecking_) {
+        rechecking_ = false;
+        recheck_s_ = now;
+        if (planned_s_ > 0 && (now > kRecheckFactor * planned_s_ || now * kRecheckFactor < planned_s_)) {
+            restart_trials();
+            return false;
+        }
+        passes_through_ =
+            choice_ == Run::native && failures_.root_in_place == nullptr && failures_.root_recv_at_bottom == nullptr;
+        baseline_s_ = now > 0 ? now : 1e-12;
+        return false;
+    }
     if (baseline_s_ == 0) {
         baseline_s_ = now > 0 ? now : 1e-12;
     } else if (now > kDriftFactor * baseline_s_ || now * kDriftFactor < baseline_s_ ||
@@ -253,12 +265,31 @@ void AutoSelect::decide(Run choice, int tree) {
     native_s_ = medians_[static_cast<size_t>(native_arm())];
     tree_ = choice == Run::native ? 0 : tree;
     decided_ = true;
+    recheck_s_ = 0;
     passes_through_ =
         choice == Run::native && failures_.root_in_place == nullptr && failures_.root_recv_at_bottom == nullptr;
     baseline_s_ = 0;
     calls_since_decision_ = 0;
     window_.clear();
     if (choice == Run::planned) window_.reserve(kWindow);  // decided calls allocate nothing
+}
+
+double AutoSelect::choice_in_place_s() const {
+    if (recheck_s_ > 0) return recheck_s_;
+    const bool native = choice_ == Run::native;
+    if (dynamic_weighed_) return !native && tree_ == dynamic_tree() ? dynamic_s_[1] : dynamic_s_[0];
+    if (confirmed_) return native ? confirm_s_[1] : confirm_s_[0];
+    return 0;
+}
+
+void AutoSelect::start_from(Run choice, int tree, double chosen_s, double native_s) {
+    decide(choice, tree);
+    // planned_s is what a call of the choice took (native's median where native was chosen), re-checked below.
+    planned_s_ = chosen_s;
+    native_s_ = native_s;
+    passes_through_ = false;  // timed until the re-check ends
+    rechecking_ = !native_excluded_;
+    window_.reserve(kRecheckCalls);
 }
 
 void AutoSelect::exclude_native() {
@@ -280,6 +311,7 @@ AutoSelect::Step AutoSelect::root_passed_in_place() {
 
 void AutoSelect::restart_trials() {
     decided_ = false;
+    rechecking_ = false;
     passes_through_ = false;
     confirming_ = false;
     weighing_dynamic_ = false;

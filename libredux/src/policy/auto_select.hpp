@@ -51,6 +51,9 @@
 //            much more the mean says so; the margin because each side draws its own calls, and 16 calls of two
 //            kinds hold a few of the rarer kind more or less. Elsewhere tree-dyn never runs: ranks that arrive
 //            together pay nothing for it;
+//   wisdom  a key an earlier job decided (api/wisdom.hpp) starts decided (start_from): its first kRecheckCalls calls
+//            are timed in place, native's too, and their agreed median kept within kDriftFactor of what the earlier
+//            job measured, else the trials start;
 // Where the library's reduce is known to leave the root's result unwritten when the root's recvbuf is MPI_BOTTOM
 // (an absolute-address datatype), native stays a contender: only the root acts, handing the library a receive
 // buffer of libredux's and copying the result into place (native_needs_recv_copy), so nothing is agreed.
@@ -159,6 +162,22 @@ public:
     std::vector<double> local() const;
     // Returns true when this agreement made (or re-made) a decision.
     bool agree(const std::vector<double>& agreed);
+
+    // Starts decided, as an earlier job decided (api/wisdom.hpp): `choice` (and `tree`, when planned), whose agreed
+    // median call then took `chosen_s` timed in place (0: not measured so; native's trial median `native_s`). Its
+    // first kRecheckCalls calls are timed in place; where their agreed median is more than kRecheckFactor away from
+    // chosen_s either way, the decision no longer holds: the trials start (rechecking() was true before the
+    // agreement, decided() is false after it). Jobs time alike only so far: on ranks that share cores the same
+    // job's calls move by 2x from one run to the next.
+    void start_from(Run choice, int tree, double chosen_s, double native_s);
+    static constexpr int kRecheckCalls = 8;
+    static constexpr double kRecheckFactor = 4.0;
+    // The agreed median of the choice timed in place (from the call's start, as the program calls) where the last
+    // decision measured one: its confirmation, tree-dyn's weighing or a re-check; 0 where it measured none.
+    double choice_in_place_s() const;
+    bool rechecking() const { return rechecking_; }
+    // The agreed median of the re-check's calls (0 before it ended).
+    double recheck_s() const { return recheck_s_; }
 
     // From now on: tree 0, no trials, no agreements (native is not to be run on this key).
     void exclude_native();
@@ -269,7 +288,9 @@ private:
     double dynamic_mean_s_[2] = {0, 0};
     bool dynamic_weighed_ = false;
     std::vector<double> window_;
-    double baseline_s_ = 0;  // 0: the next window sets it
+    double baseline_s_ = 0;    // 0: the next window sets it
+    bool rechecking_ = false;  // decided by an earlier job: the first kRecheckCalls calls are timed (start_from)
+    double recheck_s_ = 0;
 };
 
 // For the decision log: "first call over 2x the best", "clearly slower", "not reached"; "one left", "last round",

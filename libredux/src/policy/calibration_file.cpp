@@ -40,24 +40,19 @@
 // A refused file is left byte for byte as it was; the job measures its links and goes on.
 //
 // Writing goes to a temporary file in the same directory, flushed to disk, then renamed over the old file
-// (rename is atomic within a file system; a missing file is linked instead, see above), so a reader never sees
-// half a file; two writers at once each leave a whole file, the last one wins. What is at the path is judged
-// again just before each attempt; it can still change between that check and the rename (another program
-// replacing our file with its own in that instant), which rename cannot guard against.
+// (publish_file, policy/owned_file.hpp: rename is atomic within a file system; a missing file is linked instead,
+// see above), so a reader never sees half a file; two writers at once each leave a whole file, the last one wins. What
+// is at the path is judged again just before each attempt; it can still change between that check and the rename
+// (another program replacing our file with its own in that instant), which rename cannot guard against.
 #include "policy/calibration_file.hpp"
 
-#include <nlohmann/json.hpp>
+#include "policy/owned_file.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <random>
 #include <vector>
 
 namespace redux {
@@ -69,52 +64,6 @@ constexpr const char* kFormatName = "libredux-calibration";
 constexpr size_t kMaxEntries = 32;
 constexpr off_t kMaxFileBytes = 16 << 20;  // 32 entries take a few KiB; a larger file is not ours
 constexpr int kStoreAttempts = 8;          // a missing file that keeps appearing and vanishing: give up
-
-std::string os_error(int error_number) { return std::strerror(error_number); }
-
-// Why read_regular_file could not read a file: an errno value, or one of these.
-constexpr int kIsDirectory = -1, kNotRegular = -2, kTooLarge = -3;
-
-// The whole of the regular file at `path` (0), or why not. O_NONBLOCK: opening a FIFO must not wait for a writer.
-int read_regular_file(const std::string& path, off_t max_bytes, std::string& text) {
-    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return errno;
-    struct stat st {};
-    int failure = 0;
-    if (fstat(fd, &st) != 0) {
-        failure = errno;
-    } else if (S_ISDIR(st.st_mode)) {
-        failure = kIsDirectory;
-    } else if (!S_ISREG(st.st_mode)) {
-        failure = kNotRegular;
-    } else if (st.st_size > max_bytes) {
-        failure = kTooLarge;
-    }
-    text.clear();
-    char buffer[65536];
-    while (failure == 0) {
-        const ssize_t got = read(fd, buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) failure = errno;
-        if (got <= 0) break;
-        text.append(buffer, static_cast<size_t>(got));
-        if (static_cast<off_t>(text.size()) > max_bytes) failure = kTooLarge;
-    }
-    close(fd);
-    return failure;
-}
-
-// Writes all of `text` to fd; errno set when it cannot.
-bool write_all(int fd, const std::string& text) {
-    size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t wrote = write(fd, text.data() + done, text.size() - done);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote < 0) return false;
-        done += static_cast<size_t>(wrote);
-    }
-    return true;
-}
 
 bool valid_seconds(const json& v) { return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0; }
 
@@ -194,25 +143,11 @@ json to_json(const CalibrationEntry& entry) {
 // The file's valid entries, or a status saying why there are none.
 LoadStatus read_entries(const std::string& path, std::vector<CalibrationEntry>& entries, std::string& reason) {
     std::string text;
-    switch (const int failure = read_regular_file(path, kMaxFileBytes, text)) {
-        case 0:
-            break;
-        case ENOENT:
-            reason = "does not exist";
-            return LoadStatus::missing;
-        case kIsDirectory:
-            reason = "is a directory, not a file";
-            return LoadStatus::unreadable;
-        case kNotRegular:
-            reason = "is not a regular file";
-            return LoadStatus::unreadable;
-        case kTooLarge:
-            reason = "is larger than a calibration file can be (" + std::to_string(kMaxFileBytes) +
-                     " bytes), so it is not a libredux calibration file";
-            return LoadStatus::foreign;
-        default:
-            reason = "cannot be read: " + os_error(failure);
-            return LoadStatus::unreadable;
+    const int failure = read_regular_file(path, kMaxFileBytes, text);
+    if (failure != 0) {
+        reason = read_failure_words(failure, kMaxFileBytes, "calibration file");
+        if (failure == ENOENT) return LoadStatus::missing;
+        return failure == kTooLarge ? LoadStatus::foreign : LoadStatus::unreadable;
     }
     const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded()) {
@@ -284,7 +219,6 @@ LoadResult load_calibration(const std::string& path, const std::string& signatur
 }
 
 bool store_calibration(const std::string& path, const CalibrationEntry& entry, std::string& error) {
-    std::random_device random;
     for (int attempt = 0; attempt < kStoreAttempts; ++attempt) {
         // What is there now decides whether to write at all (the table at the top of this file).
         std::vector<CalibrationEntry> entries;
@@ -308,52 +242,14 @@ bool store_calibration(const std::string& path, const CalibrationEntry& entry, s
         for (const CalibrationEntry& e : entries) doc["entries"].push_back(to_json(e));
         const std::string text = doc.dump(1) + '\n';
 
-        const std::string temporary = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(random());
-        const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            error = "cannot write calibration file " + path + ": " + os_error(errno) + " (creating " + temporary + ")";
-            return false;
-        }
-        bool written = write_all(fd, text) && fsync(fd) == 0;
-        int error_number = written ? 0 : errno;
-        if (close(fd) != 0 && written) {
-            written = false;
-            error_number = errno;
-        }
-        if (!written) {
-            error = "cannot write calibration file " + path + ": " + os_error(error_number) + " (writing " + temporary +
-                    ")";
-            unlink(temporary.c_str());
-            return false;
-        }
-        if (status == LoadStatus::missing) {
-            // Publish without replacing: link() fails with EEXIST if a file appeared since it was read.
-            if (link(temporary.c_str(), path.c_str()) == 0) {
-                unlink(temporary.c_str());
+        switch (publish_file(path, text, status == LoadStatus::missing, "calibration file", error)) {
+            case Publish::done:
                 return true;
-            }
-            error_number = errno;
-            if (error_number == EEXIST) {
-                unlink(temporary.c_str());
-                continue;  // judge the new file
-            }
-            if (error_number != EPERM && error_number != EOPNOTSUPP && error_number != ENOSYS &&
-                error_number != EMLINK) {
-                error = "cannot write calibration file " + path + ": " + os_error(error_number) + " (linking " +
-                        temporary + " to it)";
-                unlink(temporary.c_str());
+            case Publish::failed:
                 return false;
-            }
-            // A file system without hard links: rename, as for a file of ours.
+            case Publish::appeared:
+                continue;  // judge the new file
         }
-        if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-            error_number = errno;
-            error = "cannot write calibration file " + path + ": " + os_error(error_number) + " (renaming " +
-                    temporary + " over it)";
-            unlink(temporary.c_str());
-            return false;
-        }
-        return true;
     }
     error = "cannot write calibration file " + path + ": it kept appearing and disappearing while being written";
     return false;

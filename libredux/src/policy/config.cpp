@@ -114,6 +114,13 @@ std::vector<SettingInfo> make_settings_table() {
              return "";
          },
          [](const Config& cfg) { return cfg.calibration_file; }},
+        {"REDUX_WISDOM", "a path", "auto's decisions are read from and kept in this file, for the next jobs",
+         [](Config& cfg, const char* v) -> std::string {
+             cfg.wisdom_path = v;
+             cfg.wisdom = true;
+             return "";
+         },
+         [](const Config& cfg) { return cfg.wisdom_path; }},
         {"REDUX_CALIBRATION_MAX_AGE", "seconds >= 1", "older calibrations in the file are measured again",
          [](Config& cfg, const char* v) -> std::string {
              long long value = 0;
@@ -204,13 +211,18 @@ std::vector<SettingState> describe_settings(const char* (*lookup)(const char* na
 namespace {
 
 // The variable behind each shared setting (a bit each in adopt_shared_settings' answer).
-constexpr const char* kSharedNames[] = {"REDUX_ALGORITHM",    "REDUX_D",           "REDUX_C",
-                                        "REDUX_CHUNK_BYTES",  "REDUX_RECV_WINDOW", "REDUX_DEBUG",
-                                        "REDUX_SEGMENT_BYTES"};
+constexpr const char* kSharedNames[] = {"REDUX_ALGORITHM",     "REDUX_D",           "REDUX_C",
+                                        "REDUX_CHUNK_BYTES",   "REDUX_RECV_WINDOW", "REDUX_DEBUG",
+                                        "REDUX_SEGMENT_BYTES", "REDUX_WISDOM"};
 constexpr int kShared = static_cast<int>(std::size(kSharedNames));
 static_assert(kShared <= SharedSettings::kSize, "SharedSettings has room for every shared setting");
 
 }  // namespace
+
+std::string calibration_path(const Config& config) {
+    if (!config.calibration_file.empty() || config.wisdom_path.empty()) return config.calibration_file;
+    return config.wisdom_path + ".links";
+}
 
 SharedSettings shared_settings(const Config& c) {
     SharedSettings s;
@@ -221,6 +233,7 @@ SharedSettings shared_settings(const Config& c) {
     s.value[4] = c.knobs.recv_window;
     s.value[5] = c.debug ? 1.0 : 0.0;
     s.value[6] = static_cast<double>(c.segment_bytes);
+    s.value[7] = c.wisdom ? 1.0 : 0.0;
     return s;
 }
 
@@ -239,6 +252,7 @@ uint32_t adopt_shared_settings(Config& local, const SharedSettings& agreed) {
     local.knobs.recv_window = static_cast<int>(agreed.value[4]);
     local.debug = agreed.value[5] != 0;
     local.segment_bytes = static_cast<long long>(agreed.value[6]);
+    local.wisdom = agreed.value[7] != 0;
     return differing;
 }
 

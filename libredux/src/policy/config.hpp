@@ -32,12 +32,18 @@ struct Config {
     bool debug = false;                                // REDUX_DEBUG=1: all ranks check they hold the same plan
     ExecKnobs knobs;                                   // REDUX_RECV_WINDOW, REDUX_CHUNK_BYTES
     long long segment_bytes = -1;  // REDUX_SEGMENT_BYTES: -1 (auto) the model's count, 0 unsegmented, else forced
+    std::string wisdom_path;       // REDUX_WISDOM: auto's decisions kept between jobs (rank 0 reads and writes)
+    bool wisdom = false;           // rank 0 has a wisdom file: every rank takes part in using it (shared)
     std::string problem;           // non-empty: an invalid value; libredux then stays out of the way
 };
 
 // Parses a configuration from a getenv-like lookup (tests pass their own). An unset or empty variable keeps
 // its default; the first invalid value is `problem`, and makes the algorithm native.
 Config parse_config(const char* (*lookup)(const char* name));
+
+// The calibration file in effect: REDUX_CALIBRATION_FILE, else beside the wisdom file ("<REDUX_WISDOM>.links", so
+// that a job starting from wisdom measures no links either), else none.
+std::string calibration_path(const Config& config);
 
 // Every REDUX_* variable, in one table: parse_config reads the variables through it, in its order, and
 // redux-info and the start-up line under REDUX_VERBOSE=1 list them from it. A new variable is a new row here

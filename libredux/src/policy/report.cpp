@@ -71,6 +71,8 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"node_pair_d_s", r.node_pair_d_s},
         {"native_excluded",
          r.native_excluded.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.native_excluded)},
+        {"wisdom", r.wisdom.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.wisdom)},
+        {"recheck_s", or_null(r.recheck_s)},
     };
     return j.dump();
 }
@@ -179,6 +181,7 @@ std::string report_words(const PlanReport& r, const char* what) {
         line += tail;
     }
     if (!r.native_excluded.empty()) line += "; native not tried: " + r.native_excluded;
+    if (!r.wisdom.empty()) line += "; wisdom: " + r.wisdom;
     std::snprintf(tail, sizeof tail, "; calibration %.3g s, planning %.3g s", r.calibration_s, r.planning_s);
     line += tail;
     if (!r.why.empty()) line += " (" + r.why + ")";

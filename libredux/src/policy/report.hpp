@@ -54,8 +54,13 @@ struct PlanReport {
     // (policy/auto_select.hpp).
     std::optional<double> arrival_spread_s, dynamic_choice_s, dynamic_s, dynamic_choice_mean_s, dynamic_mean_s;
     std::string native_excluded;  // why auto does not try the MPI library's reduce (policy/native_failures.hpp)
-    double calibration_s = 0;     // spent measuring for this key (links and c)
-    double planning_s = 0;        // spent planning this key once its costs were known (trees, segments, programs)
+    // Under REDUX_WISDOM (api/wisdom.hpp): "started from" (the key starts from an earlier job's decision, `strategy`
+    // there), "re-checked" (its first calls agreed: recheck_s), "no longer holds" (they did not: the trials start),
+    // "names no plan" (the decision names none of the key's trees); empty otherwise.
+    std::string wisdom;
+    std::optional<double> recheck_s;  // the re-check's agreed median call
+    double calibration_s = 0;         // spent measuring for this key (links and c)
+    double planning_s = 0;            // spent planning this key once its costs were known (trees, segments, programs)
     // d of this message between every two nodes, [from][to] by node in rank order of their lowest rank, where
     // calibration measured the node pairs (3 or more nodes); empty otherwise.
     std::vector<std::vector<double>> node_pair_d_s;

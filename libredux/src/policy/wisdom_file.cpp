@@ -1,0 +1,184 @@
+// The wisdom file, version 1: one JSON document,
+//   {"format": "libredux-wisdom", "version": 1,
+//    "entries": [{"job": "...", "call": "...", "strategy": "two-tree", "chosen_s": 2.1e-4, "native_s": 2.6e-4,
+//                 "compute_s": 1.2e-7, "compute_call_s": 4e-8, "created_unix": 1795000000}, ...]}
+// newest first, at most kMaxWisdomEntries. "job" and "call" are texts api/wisdom.cpp makes (docs/usage.md shows
+// them); an entry is used only where both match whole.
+//
+// REDUX_WISDOM is a path the user typed: libredux reads and writes only its own wisdom file, as it does the
+// calibration file (policy/calibration_file.cpp has the table). A file with the format marker and another integer
+// version is another libredux's: read as empty and replaced. Not JSON, JSON that is not ours, our marker with
+// malformed entries, a file far larger than ours, or one that cannot be read (a directory, a FIFO, no permission):
+// never read, never written.
+//
+// Writers: read, merge and publish (policy/owned_file.hpp: a whole file, atomically) while holding a lock on the
+// file's directory, so that jobs that finish decisions at the same moment keep each other's entries. Readers take
+// no lock: they see the last whole file.
+#include "policy/wisdom_file.hpp"
+
+#include "policy/owned_file.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+
+namespace redux {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFormatName = "libredux-wisdom";
+constexpr off_t kMaxFileBytes = 64 << 20;  // 4096 entries of a few hundred bytes; a larger file is not ours
+constexpr int kStoreAttempts = 8;
+
+bool valid_seconds(const json& j, const char* field) {
+    return j.contains(field) && j[field].is_number() && std::isfinite(j[field].get<double>()) &&
+           j[field].get<double>() >= 0;
+}
+
+bool parse_entry(const json& j, WisdomEntry& entry) {
+    if (!j.is_object()) return false;
+    for (const char* field : {"job", "call", "strategy"}) {
+        if (!j.contains(field) || !j[field].is_string()) return false;
+    }
+    if (!valid_seconds(j, "chosen_s") || !valid_seconds(j, "native_s") || !valid_seconds(j, "compute_call_s") ||
+        !j.contains("compute_s") || !j["compute_s"].is_number() || !j.contains("created_unix") ||
+        !j["created_unix"].is_number_integer()) {
+        return false;
+    }
+    entry.job = j["job"].get<std::string>();
+    entry.call = j["call"].get<std::string>();
+    entry.strategy = j["strategy"].get<std::string>();
+    entry.chosen_s = j["chosen_s"].get<double>();
+    entry.native_s = j["native_s"].get<double>();
+    entry.compute_s = j["compute_s"].get<double>();
+    entry.compute_call_s = j["compute_call_s"].get<double>();
+    entry.created_unix = j["created_unix"].get<int64_t>();
+    return true;
+}
+
+json to_json(const WisdomEntry& e) {
+    return {{"job", e.job},
+            {"call", e.call},
+            {"strategy", e.strategy},
+            {"chosen_s", e.chosen_s},
+            {"native_s", e.native_s},
+            {"compute_s", e.compute_s},
+            {"compute_call_s", e.compute_call_s},
+            {"created_unix", e.created_unix}};
+}
+
+// Every entry of the file at `path`, or the status saying why none can be read.
+WisdomLoad read_all(const std::string& path) {
+    WisdomLoad load;
+    std::string text;
+    const int failure = read_regular_file(path, kMaxFileBytes, text);
+    if (failure != 0) {
+        load.reason = read_failure_words(failure, kMaxFileBytes, "wisdom file");
+        load.status = failure == ENOENT ? WisdomStatus::missing : WisdomStatus::refused;
+        return load;
+    }
+    const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    load.status = WisdomStatus::refused;
+    if (doc.is_discarded()) {
+        load.reason = "is not valid JSON: not a libredux wisdom file";
+        return load;
+    }
+    if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormatName || !doc.contains("version") ||
+        !doc["version"].is_number_integer()) {
+        load.reason = "is not a libredux wisdom file";
+        return load;
+    }
+    if (doc["version"] != kWisdomFormatVersion) {
+        load.status = WisdomStatus::stale;
+        load.reason =
+            "has another format version (this libredux reads version " + std::to_string(kWisdomFormatVersion) + ")";
+        return load;
+    }
+    if (!doc.contains("entries") || !doc["entries"].is_array()) {
+        load.reason = "has no entries list (corrupt)";
+        return load;
+    }
+    for (const json& j : doc["entries"]) {
+        WisdomEntry entry;
+        if (!parse_entry(j, entry)) {
+            load.reason = "has a malformed entry (corrupt)";
+            load.entries.clear();
+            return load;
+        }
+        load.entries.push_back(std::move(entry));
+    }
+    load.status = WisdomStatus::found;
+    return load;
+}
+
+// Publishes `entries` (read from the file, then changed by `change`) as the file at `path`, judged again before
+// each attempt.
+template <typename Change>
+bool rewrite(const std::string& path, Change change, std::string& error) {
+    const DirectoryLock lock(path);
+    for (int attempt = 0; attempt < kStoreAttempts; ++attempt) {
+        WisdomLoad load = read_all(path);
+        if (load.status == WisdomStatus::refused) {
+            error = "not writing wisdom file " + path + ": it " + load.reason +
+                    ", so it is left as it is (libredux writes only where no file is, or over its own)";
+            return false;
+        }
+        change(load.entries);
+        json doc = {{"format", kFormatName}, {"version", kWisdomFormatVersion}, {"entries", json::array()}};
+        for (const WisdomEntry& e : load.entries) doc["entries"].push_back(to_json(e));
+        switch (publish_file(path, doc.dump(1) + '\n', load.status == WisdomStatus::missing, "wisdom file", error)) {
+            case Publish::done:
+                return true;
+            case Publish::failed:
+                return false;
+            case Publish::appeared:
+                continue;
+        }
+    }
+    error = "cannot write wisdom file " + path + ": it kept appearing and disappearing while being written";
+    return false;
+}
+
+}  // namespace
+
+WisdomLoad load_wisdom(const std::string& path, const std::string& job) {
+    WisdomLoad load = read_all(path);
+    if (load.status == WisdomStatus::stale) load.entries.clear();
+    if (!job.empty()) {
+        load.entries.erase(std::remove_if(load.entries.begin(), load.entries.end(),
+                                          [&](const WisdomEntry& e) { return e.job != job; }),
+                           load.entries.end());
+    }
+    return load;
+}
+
+bool store_wisdom(const std::string& path, const std::vector<WisdomEntry>& add, const std::string& job,
+                  const std::vector<std::string>& drop, std::string& error) {
+    return rewrite(
+        path,
+        [&](std::vector<WisdomEntry>& entries) {
+            const auto replaced = [&](const WisdomEntry& e) {
+                if (e.job == job && std::find(drop.begin(), drop.end(), e.call) != drop.end()) return true;
+                return std::any_of(add.begin(), add.end(),
+                                   [&](const WisdomEntry& a) { return a.job == e.job && a.call == e.call; });
+            };
+            entries.erase(std::remove_if(entries.begin(), entries.end(), replaced), entries.end());
+            entries.insert(entries.begin(), add.begin(), add.end());
+            std::stable_sort(entries.begin(), entries.end(), [](const WisdomEntry& a, const WisdomEntry& b) {
+                return a.created_unix > b.created_unix;
+            });
+            if (entries.size() > kMaxWisdomEntries) entries.resize(kMaxWisdomEntries);
+        },
+        error);
+}
+
+bool clear_wisdom(const std::string& path, std::string& error) {
+    if (read_all(path).status == WisdomStatus::missing) return true;  // nothing to clear: nothing is written
+    return rewrite(
+        path, [](std::vector<WisdomEntry>& entries) { entries.clear(); }, error);
+}
+
+}  // namespace redux

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# REDUX_WISDOM end to end (wisdom_driver.cpp runs the jobs; every result is checked there):
+#   basic RANKS   a job decides its four keys and leaves their decisions in a new wisdom file, the static op's
+#                 key (no symbol) excepted; a second job of the same shape starts each kept key at its first call
+#                 with the decision (decision log: "started from", the file's strategy), runs it on every one of its
+#                 first 10 calls (no trial, no call of another contender), and re-checks it ("re-checked");
+#   more          at 3 ranks: an entry that no longer holds (its time made 1000 s) is re-checked, dropped ("no
+#                 longer holds") and decided again, the new decision replacing it; a job of 4 ranks finds nothing
+#                 for itself in a 3-rank file and adds its own; two jobs deciding at once into one file keep both
+#                 jobs' entries; a file that is not libredux's (a C source) gives a warning, the jobs run, and the
+#                 file is left byte for byte; redux-info --wisdom lists a file's entries, --clear-wisdom empties
+#                 libredux's file and refuses (exit 1) any other.
+#   wisdom_test.sh VENDOR MPIEXEC DRIVER basic RANKS | more REDUX_INFO      VENDOR: OpenMPI or MPICH
+set -u
+vendor=$1 mpiexec=$2 driver=$3 what=$4 ranks=${5:-3} redux_info=${5:-}
+dir=$(mktemp -d /tmp/redux-wisdom-test.XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
+flags=()
+if [ "$vendor" = OpenMPI ]; then
+    flags+=(--oversubscribe --bind-to none)
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+fi
+unset REDUX_D REDUX_C REDUX_ALGORITHM REDUX_CALIBRATION_FILE REDUX_SEGMENT_BYTES
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# job NAME RANKS MODE [SHIFT]: one job on $dir/wisdom.json, its log in $dir/NAME.report, its output in NAME.out.
+job() {
+    local name=$1 n=$2 mode=$3 shift_=${4:-0}
+    if ! env REDUX_WISDOM="$dir/wisdom.json" REDUX_REPORT="$dir/$name.report" \
+        "$mpiexec" -n "$n" "${flags[@]}" "$driver" "$mode" "$shift_" >"$dir/$name.out" 2>"$dir/$name.err"; then
+        fail "job $name failed: $(tail -5 "$dir/$name.err")"
+        return 1
+    fi
+}
+
+# check SCRIPT ARGS...: python asserts over the files of $dir; its message on failure.
+check() {
+    local script=$1
+    shift
+    python3 - "$dir" "$@" <<<"$script" || fail "check failed (above)"
+}
+
+read -r -d '' COMMON <<'PY'
+import json, os, sys
+dir = sys.argv[1]
+def entries():
+    path = os.path.join(dir, "wisdom.json")
+    if not os.path.exists(path):
+        return []
+    doc = json.load(open(path))
+    assert doc["format"] == "libredux-wisdom" and doc["version"] == 1, doc
+    return doc["entries"]
+def report(name):
+    path = os.path.join(dir, name + ".report")
+    return [json.loads(line) for line in open(path)] if os.path.exists(path) else []
+def ran(name):  # key -> what ran on its first 10 calls
+    out = {}
+    for line in open(os.path.join(dir, name + ".out")):
+        key, calls = line.split()
+        out[key] = [int(c) for c in calls.split(",")]
+    return out
+CALLS = {"K1": "reduce count=%d ", "K2": "allreduce count=%d ", "K3": "reduce count=%d ", "K4": "reduce count=%d "}
+COUNTS = {"K1": 1000, "K2": 3000, "K3": 700, "K4": 600}
+def kept(key, shift=0, ranks=None):  # the file's entries for a key
+    call = CALLS[key] % (COUNTS[key] + shift)
+    return [e for e in entries() if e["call"].startswith(call) and (ranks is None or ("ranks=%d " % ranks) in e["job"])]
+PY
+
+basic() {
+    local n=$1
+    job first "$n" decide || return
+    check "$COMMON
+n = int(sys.argv[2])
+if n == 1:
+    assert entries() == [], 'one rank: nothing is planned, nothing kept'
+    sys.exit(0)
+for key in ('K1', 'K2', 'K3'):
+    assert len(kept(key)) == 1, (key, entries())
+    e = kept(key)[0]
+    assert e['chosen_s'] >= 0 and e['job'].startswith('ranks=%d ' % n), e
+assert 'op=wisdom_named_sum@' in kept('K3')[0]['call'], kept('K3')
+assert kept('K4') == [], ('an op without a symbol is not kept', kept('K4'))
+decisions = [l for l in report('first') if l['event'] == 'auto decision']
+assert len(decisions) >= 4, 'every key decided'
+" "$n"
+    cp "$dir/wisdom.json" "$dir/first.json" 2>/dev/null
+    job second "$n" start || return
+    check "$COMMON
+n = int(sys.argv[2])
+if n == 1:
+    sys.exit(0)
+log = report('second')
+ran = ran('second')
+before = {e['call']: e for e in json.load(open(os.path.join(dir, 'first.json')))['entries']}
+factor = 4.0  # AutoSelect::kRecheckFactor
+for key in ('K1', 'K2', 'K3'):
+    count = COUNTS[key]
+    e = [v for c, v in before.items() if c.startswith(CALLS[key] % count)][0]
+    plans = [l for l in log if l['event'] == 'new plan' and l['count'] == count]
+    assert len(plans) == 1 and plans[0]['wisdom'] == 'started from', (key, plans)
+    assert plans[0]['strategy'] == e['strategy'], (key, plans[0]['strategy'], e['strategy'])
+    calls = ran[key]
+    assert len(set(calls[:8])) == 1, (key, 'the decision on every call of the re-check, no trials', calls)
+    assert (calls[0] == -1) == (e['strategy'] == 'native'), (key, calls, e['strategy'])
+    checked = [l for l in log if l['event'] == 'auto decision' and l['count'] == count and l['wisdom']]
+    assert len(checked) == 1, (key, checked)
+    now = checked[0]['recheck_s']
+    holds = e['chosen_s'] == 0 or e['chosen_s'] / factor <= now <= e['chosen_s'] * factor
+    assert checked[0]['wisdom'] == ('re-checked' if holds else 'no longer holds'), (key, e, checked[0])
+    # Ranks with a core each time alike from job to job: there the decision must hold.
+    assert holds or n > os.cpu_count(), (key, 'a re-check failed on ranks that do not share cores', e, now)
+    if holds:
+        assert len(set(calls)) == 1, (key, 'one strategy on the first 10 calls', calls)
+        assert now > 0 and kept(key)[0]['chosen_s'] == now, (key, 'kept with the time in place measured now')
+        assert kept(key)[0]['strategy'] == e['strategy']
+    else:
+        print(key, 'no longer held after', e['chosen_s'], 's: re-checked at', now, 's')
+assert [l for l in log if l['count'] == 600 and l['wisdom']] == [], 'K4 had nothing to start from'
+assert ran['K4'][:2] == [-1, -1], ('K4: its first calls are the library own', ran['K4'])
+" "$n"
+}
+
+more() {
+    # An entry that no longer holds: re-checked, dropped, decided again.
+    job first 3 decide || return
+    python3 - "$dir/wisdom.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for e in doc["entries"]:
+    if e["call"].startswith("reduce count=1000 "):
+        e["chosen_s"] = 1000.0
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+    job stale 3 decide || return
+    check "$COMMON
+log = report('stale')
+checked = [l['wisdom'] for l in log if l['event'] == 'auto decision' and l['count'] == 1000 and l['wisdom']]
+assert checked == ['no longer holds'], checked
+assert len(kept('K1')) == 1 and kept('K1')[0]['chosen_s'] < 1.0, ('decided again, replaced', kept('K1'))
+"
+    # Another rank count: nothing to start from; both jobs' entries kept.
+    job four 4 start || return
+    check "$COMMON
+assert [l for l in report('four') if l['wisdom']] == [], 'a 4-rank job uses no 3-rank entry'
+"
+    job four_decide 4 decide || return
+    check "$COMMON
+assert len(kept('K1', ranks=3)) == 1 and len(kept('K1', ranks=4)) == 1, entries()
+"
+    # Two jobs at once, other keys: both keep theirs.
+    rm -f "$dir/wisdom.json"
+    job a 2 decide 1 &
+    local a=$!
+    job b 3 decide 2 || true
+    wait "$a" || fail "job a failed"
+    check "$COMMON
+for shift, ranks in ((1, 2), (2, 3)):
+    for key in ('K1', 'K2', 'K3'):
+        assert len(kept(key, shift, ranks)) == 1, (key, shift, ranks, entries())
+"
+    # redux-info lists every job's entries, and clears the file.
+    REDUX_WISDOM="$dir/wisdom.json" "$redux_info" --wisdom --json >"$dir/listed.json" || fail "redux-info --wisdom failed"
+    check "$COMMON
+listed = json.load(open(os.path.join(dir, 'listed.json')))
+assert [(e['job'], e['call'], e['strategy']) for e in listed['entries']] == [
+    (e['job'], e['call'], e['strategy']) for e in entries()], listed
+assert len(listed['entries']) >= 6, listed
+"
+    REDUX_WISDOM="$dir/wisdom.json" "$redux_info" --clear-wisdom >/dev/null || fail "redux-info --clear-wisdom failed"
+    check "$COMMON
+assert entries() == [], entries()
+"
+    # A file that is not libredux's: a warning, correct jobs, the file untouched.
+    printf 'int main(void) { return 0; }\n' >"$dir/wisdom.json"
+    cp "$dir/wisdom.json" "$dir/original"
+    job foreign 3 decide || return
+    cmp -s "$dir/wisdom.json" "$dir/original" || fail "the foreign file was changed"
+    grep -q "libredux: wisdom file .* not a libredux wisdom file" "$dir/foreign.err" ||
+        fail "no warning: $(cat "$dir/foreign.err")"
+    grep -q "not writing wisdom file" "$dir/foreign.err" || fail "no refusal to write: $(cat "$dir/foreign.err")"
+    if REDUX_WISDOM="$dir/wisdom.json" "$redux_info" --clear-wisdom 2>/dev/null; then
+        fail "redux-info cleared a file that is not libredux's"
+    fi
+    cmp -s "$dir/wisdom.json" "$dir/original" || fail "redux-info changed the foreign file"
+}
+
+case $what in
+    basic) basic "$ranks" ;;
+    more) more ;;
+    *) echo "unknown: $what" && exit 2 ;;
+esac
+[ "$failures" = 0 ] && echo "ok: wisdom $what" || exit 1
