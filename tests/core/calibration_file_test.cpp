@@ -86,6 +86,34 @@ TEST_F(CalibrationFile, WhatIsStoredIsReadBack) {
     EXPECT_EQ(b.links[0].alpha_s, 7e-7);
 }
 
+// The times between every two nodes are kept with the links and read back exactly; an entry without them reads as
+// none; malformed ones make the file corrupt.
+TEST_F(CalibrationFile, NodePairsAreReadBackExactlyAndOptional) {
+    redux::CalibrationEntry e = entry("12-cc", kNow, 5e-7);
+    e.pairs.node_ids = {0, 4, 8};
+    for (size_t k = 0; k < redux::kPairBytes.size(); ++k) {
+        for (int cell = 0; cell < 9; ++cell)
+            e.pairs.one_way_s[k].push_back(cell % 4 == 0 ? 0.0 : 1e-3 / 3 * (k + cell));
+    }
+    std::string error;
+    ASSERT_TRUE(redux::store_calibration(path_, e, error)) << error;
+    ASSERT_TRUE(redux::store_calibration(path_, entry("8-aa", kNow, 5e-7), error)) << error;
+    const redux::LoadResult a = redux::load_calibration(path_, "12-cc", kNow + 10, kDay);
+    ASSERT_EQ(a.status, redux::LoadStatus::found) << a.reason;
+    EXPECT_EQ(a.pairs.node_ids, e.pairs.node_ids);
+    for (size_t k = 0; k < redux::kPairBytes.size(); ++k) EXPECT_EQ(a.pairs.one_way_s[k], e.pairs.one_way_s[k]) << k;
+    EXPECT_TRUE(redux::load_calibration(path_, "8-aa", kNow + 10, kDay).pairs.empty());
+    const std::string good = read_raw();
+    for (const char* bad : {"\"node_ids\": [", "\"one_way_s\": ["}) {
+        std::string text = good;
+        const size_t at = text.find(bad);
+        ASSERT_NE(at, std::string::npos) << bad;
+        text.insert(at + std::strlen(bad), "\"x\", ");
+        write_raw(text);
+        EXPECT_EQ(redux::load_calibration(path_, "12-cc", kNow + 10, kDay).status, redux::LoadStatus::corrupt) << bad;
+    }
+}
+
 TEST_F(CalibrationFile, StoringAgainReplacesTheLayoutsEntry) {
     std::string error;
     ASSERT_TRUE(redux::store_calibration(path_, entry("8-aa", kNow, 5e-7), error));

@@ -29,8 +29,9 @@
 //   4. on 3 to kMaxPairNodes nodes, every pair of nodes (model/node_pairs.cpp says why): the nodes' leaders (the
 //      lowest rank of each) meet in the rounds of a round-robin schedule, each pair in a round at once, and
 //      ping-pong each of kPairBytes (8 B, 8, 32, 64 and 256 KiB: one warm-up, then kPairTrips); the fastest half
-//      round trips, one MPI_Allreduce, and every rank holds them. Measured on every communicator that spans such
-//      nodes, not kept in the calibration file: n - 1 rounds, each as long as its slowest pair's round trips.
+//      round trips, one MPI_Allreduce, and every rank holds them: n - 1 rounds, each as long as its slowest pair's
+//      round trips. Kept in the calibration file with the links (an entry of the layout without them: measured, and
+//      the entry written again), and read from it with them.
 //   5. rank 0 writes the file with what was measured, if it may: only a missing file or libredux's own
 //      (calibration_file_replaceable; a C source, another program's JSON, a damaged or unreadable file is
 //      never replaced). store_calibration judges the file again when writing, and says why it did not.
@@ -450,7 +451,7 @@ int agree_on_known(MPI_Comm comm, const Topology& topology, LinkFits& fits, bool
 // Step 2: true when rank 0 found every class the communicator has in the file. may_store (rank 0): whether
 // what was read may be replaced with the measured fits.
 int read_file(MPI_Comm comm, int rank, const Topology& topology, const CalibrationSettings& settings, LinkFits& fits,
-              bool& found, bool& may_store) {
+              NodePairTimes& file_pairs, bool& found, bool& may_store) {
     int ok = 0;
     may_store = false;
     if (rank == 0 && !settings.file.empty()) {
@@ -472,6 +473,7 @@ int read_file(MPI_Comm comm, int rank, const Topology& topology, const Calibrati
         }
         if (ok) {
             fits = loaded.links;
+            file_pairs = loaded.pairs;
         } else if (first_time) {
             std::fprintf(stderr, "libredux: calibration file %s %s; measuring the links%s\n", settings.file.c_str(),
                          reason.c_str(),
@@ -490,9 +492,12 @@ int read_file(MPI_Comm comm, int rank, const Topology& topology, const Calibrati
     return MPI_SUCCESS;
 }
 
-// Step 4 (module comment): `times` empty unless the communicator spans 3 .. kMaxPairNodes nodes.
-int measure_node_pairs(MPI_Comm comm, int rank, const Topology& topology, NodePairTimes& times) {
+// Step 4 (module comment): `times` empty unless the communicator spans 3 .. kMaxPairNodes nodes; taken from
+// `file_pairs` (rank 0's, read from the calibration file) where they are of these nodes, else measured (`measured`).
+int node_pairs(MPI_Comm comm, int rank, const Topology& topology, const NodePairTimes& file_pairs, NodePairTimes& times,
+               bool& measured) {
     times = {};
+    measured = false;
     std::vector<int32_t> ids;
     for (const RankPlace& place : topology.place) ids.push_back(place.node);
     std::sort(ids.begin(), ids.end());
@@ -500,6 +505,17 @@ int measure_node_pairs(MPI_Comm comm, int rank, const Topology& topology, NodePa
     const auto n = static_cast<int32_t>(ids.size());
     if (n < 3 || n > kMaxPairNodes) return MPI_SUCCESS;
     const auto cells = static_cast<size_t>(n) * static_cast<size_t>(n);
+    int from_file = rank == 0 && file_pairs.node_ids == ids ? 1 : 0;
+    REDUX_MPI(bcast_yielding(&from_file, 1, MPI_INT, 0, comm));
+    if (from_file != 0) {
+        times.node_ids = std::move(ids);
+        for (size_t k = 0; k < kPairBytes.size(); ++k) {
+            times.one_way_s[k] = rank == 0 ? file_pairs.one_way_s[k] : std::vector<double>(cells, 0.0);
+            REDUX_MPI(bcast_yielding(times.one_way_s[k].data(), static_cast<int>(cells), MPI_DOUBLE, 0, comm));
+        }
+        return MPI_SUCCESS;
+    }
+    measured = true;
     std::vector<double> mine(kPairBytes.size() * cells, 0.0), all(mine.size(), 0.0);              // by size, then pair
     const auto me = static_cast<int32_t>(std::find(ids.begin(), ids.end(), rank) - ids.begin());  // n: not a leader
     std::vector<char> buffer;
@@ -538,14 +554,16 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
     const double start = MPI_Wtime();
     int rank = 0;
     REDUX_MPI(MPI_Comm_rank(comm, &rank));
-    bool done = false, may_store = false;
+    bool done = false, may_store = false, links_measured = false;
+    NodePairTimes file_pairs;
     REDUX_MPI(agree_on_known(comm, topology, out.fits, done));
     out.source = "process";
     if (!done) {
-        REDUX_MPI(read_file(comm, rank, topology, settings, out.fits, done, may_store));
+        REDUX_MPI(read_file(comm, rank, topology, settings, out.fits, file_pairs, done, may_store));
         out.source = "file";
     }
     if (!done) {
+        links_measured = true;
         out.source = "measured";
         for (int c = 0; c < kLinkClasses; ++c) {
             if (!topology.present[c]) continue;
@@ -562,18 +580,21 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
             only[c] = true;
             REDUX_MPI(broadcast_fits(comm, a, only, out.fits));
         }
-        if (rank == 0 && !settings.file.empty() && may_store) {
-            std::string error;
-            if (!store_calibration(settings.file,
-                                   {topology.signature, static_cast<int64_t>(std::time(nullptr)), out.fits}, error)) {
-                std::fprintf(stderr, "libredux: %s\n", error.c_str());
-            }
-        }
     }
     for (int c = 0; c < kLinkClasses; ++c) {
         if (topology.present[c]) g_known[c] = out.fits[c];
     }
-    REDUX_MPI(measure_node_pairs(comm, rank, topology, out.pairs));
+    bool pairs_measured = false;
+    REDUX_MPI(node_pairs(comm, rank, topology, file_pairs, out.pairs, pairs_measured));
+    // What was measured goes to the file (where the links came from the process, the file was not read).
+    if (rank == 0 && !settings.file.empty() && may_store && (links_measured || pairs_measured)) {
+        std::string error;
+        if (!store_calibration(settings.file,
+                               {topology.signature, static_cast<int64_t>(std::time(nullptr)), out.fits, out.pairs},
+                               error)) {
+            std::fprintf(stderr, "libredux: %s\n", error.c_str());
+        }
+    }
     out.seconds = MPI_Wtime() - start;
     return MPI_SUCCESS;
 }

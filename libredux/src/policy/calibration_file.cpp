@@ -6,16 +6,20 @@
 //                                            "flight_points": [[8192, 9e-8]], "call_s": 3e-7},
 //                           ...}}, ...]}
 // one entry per rank layout (the signature names the hosts and packages of every rank), with the link classes
-// that layout has. "points" are the measured [bytes, one-way seconds] that d runs through (model/link_costs.hpp),
-// sizes strictly increasing, at most kMaxLinkPoints; alpha_s and beta_s_per_byte are what fit_link makes of
-// them, written for people and tools, and read only for a link without points (d the line alpha + beta x
-// bytes). "flight_s" (LinkFit::flight_s, the time in flight) is optional: a file without it reads as 0, the
-// one-port model, until the links are measured again; "flight_points" (the time in flight
-// at larger sizes, [bytes, seconds] as the points, at most kMaxFlightPoints) likewise (none: flight_s at every size);
-// "call_s" (LinkFit::call_s) likewise (0: predictions without a call's own cost). Version 1 held that line alone,
-// fitted through 8 B .. 256 KiB, which does not hold for long messages: a version-1 file is stale, measured again and
-// replaced (it is libredux's own). A file that cannot be read, is not JSON, has another format or version, lacks an
-// entry for the layout, or whose entry is older than the maximum age is not used: the caller warns and recalibrates.
+// that layout has, and where it has 3 or more nodes, optionally the times between every two nodes:
+//   "node_pairs": {"node_ids": [0, 4, 8], "one_way_s": [[...n x n at 8 B...], [...at 8 KiB...], ...]}
+// (model/node_pairs.hpp: one row per size of kPairBytes, the nodes' leaders by rank). An entry without them reads
+// as unmeasured pairs: they are measured and the entry written again with them. "points" are the measured [bytes,
+// one-way seconds] that d runs through (model/link_costs.hpp), sizes strictly increasing, at most kMaxLinkPoints;
+// alpha_s and beta_s_per_byte are what fit_link makes of them, written for people and tools, and read only for a link
+// without points (d the line alpha + beta x bytes). "flight_s" (LinkFit::flight_s, the time in flight) is optional: a
+// file without it reads as 0, the one-port model, until the links are measured again; "flight_points" (the time in
+// flight at larger sizes, [bytes, seconds] as the points, at most kMaxFlightPoints) likewise (none: flight_s at every
+// size); "call_s" (LinkFit::call_s) likewise (0: predictions without a call's own cost). Version 1 held that line
+// alone, fitted through 8 B .. 256 KiB, which does not hold for long messages: a version-1 file is stale, measured
+// again and replaced (it is libredux's own). A file that cannot be read, is not JSON, has another format or version,
+// lacks an entry for the layout, or whose entry is older than the maximum age is not used: the caller warns and
+// recalibrates.
 //
 // REDUX_CALIBRATION_FILE is a path the user typed, and may name a file of theirs (a typo, a wrong variable):
 // libredux writes only where nothing is, or over its own file. Which files may be replaced, by what
@@ -113,6 +117,27 @@ bool parse_entry(const json& j, CalibrationEntry& entry) {
         entry.links[c].flight_points = std::move(flight_points);
         entry.links[c].call_s = fit.contains("call_s") ? fit["call_s"].get<double>() : 0.0;
     }
+    entry.pairs = {};
+    if (!j.contains("node_pairs")) return true;
+    const json& pairs = j["node_pairs"];
+    if (!pairs.is_object() || !pairs.contains("node_ids") || !pairs["node_ids"].is_array() ||
+        !pairs.contains("one_way_s") || !pairs["one_way_s"].is_array() ||
+        pairs["one_way_s"].size() != kPairBytes.size()) {
+        return false;
+    }
+    for (const json& id : pairs["node_ids"]) {
+        if (!id.is_number_integer()) return false;
+        entry.pairs.node_ids.push_back(id.get<int32_t>());
+    }
+    const size_t cells = entry.pairs.node_ids.size() * entry.pairs.node_ids.size();
+    for (size_t k = 0; k < kPairBytes.size(); ++k) {
+        const json& row = pairs["one_way_s"][k];
+        if (!row.is_array() || row.size() != cells) return false;
+        for (const json& v : row) {
+            if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) return false;
+            entry.pairs.one_way_s[k].push_back(v.get<double>());
+        }
+    }
     return true;
 }
 
@@ -137,7 +162,13 @@ json to_json(const CalibrationEntry& entry) {
             {"flight_points", to_json_points(entry.links[c].flight_points)},
             {"call_s", fit.call_s}};
     }
-    return {{"signature", entry.signature}, {"created_unix", entry.created_unix}, {"links", links}};
+    json out = {{"signature", entry.signature}, {"created_unix", entry.created_unix}, {"links", links}};
+    if (!entry.pairs.empty()) {
+        json rows = json::array();
+        for (const std::vector<double>& row : entry.pairs.one_way_s) rows.push_back(row);
+        out["node_pairs"] = {{"node_ids", entry.pairs.node_ids}, {"one_way_s", rows}};
+    }
+    return out;
 }
 
 // The file's valid entries, or a status saying why there are none.
@@ -211,6 +242,7 @@ LoadResult load_calibration(const std::string& path, const std::string& signatur
             return result;
         }
         result.links = entry.links;
+        result.pairs = entry.pairs;
         return result;
     }
     result.status = LoadStatus::no_entry;

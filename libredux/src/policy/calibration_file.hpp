@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model/link_costs.hpp"
+#include "model/node_pairs.hpp"
 
 #include <cstdint>
 #include <string>
@@ -16,6 +17,7 @@ struct CalibrationEntry {
     std::string signature;  // Topology::signature: hosts and packages of every rank
     int64_t created_unix = 0;
     LinkFits links;
+    NodePairTimes pairs;  // every pair of nodes, where the layout has 3 .. kMaxPairNodes nodes (else empty)
 };
 
 enum class LoadStatus { found, missing, unreadable, corrupt, foreign, stale, no_entry };
@@ -24,6 +26,7 @@ struct LoadResult {
     LoadStatus status = LoadStatus::missing;
     std::string reason;  // for the warning when not found
     LinkFits links;
+    NodePairTimes pairs;
 };
 
 // Whether store_calibration may replace a file that loaded with `status`: only a missing file or libredux's own
