@@ -21,7 +21,7 @@ constexpr const char* kUsage =
     "                              [--warmup N] [--root R] [--in-place] [--datatype TYPE] [--op OP]\n"
     "                              [--noncommutative] [--costs library|measured] [--sync barrier|window]\n"
     "                              [--arrival together|one-late:MS|exp:MS] [--op-cost-cv CV]\n"
-    "                              [--segment-bytes B] [--csv FILE] [--costs-csv FILE] [--full]\n"
+    "                              [--segment-bytes B] [--cold] [--csv FILE] [--costs-csv FILE] [--full]\n"
     "                              [--quiet] [--help] [--version]\n";
 
 constexpr const char* kDescription =
@@ -322,6 +322,9 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
                    "the iterations; 0: no limit (default)")
         ->type_name("S")
         ->check(CLI::NonNegativeNumber);
+    app.add_flag("--cold", options.cold,
+                 "time every algorithm from its first call, as a job sees it: no warm-up, and auto's trials among "
+                 "the timed calls (the verification call before is each algorithm's first)");
     app.add_option("--root", options.root, "the root rank of reduce (default 0)")->type_name("R");
     app.add_flag("--in-place", options.in_place,
                  "MPI_IN_PLACE: on the root (reduce), on every rank (allreduce, reduce_scatter_block)");

@@ -47,6 +47,7 @@ struct BenchOptions {
     bool window_sync = false;      // --sync window: iterations start at an agreed time (start_clock.hpp)
     long long segment_bytes = -1;  // --segment-bytes, redux_options.segment_bytes of the planned algorithms
     double size_seconds = 0;       // --size-seconds: > 0 caps the iterations of slow sizes (Runner::limit_rounds)
+    bool cold = false;             // --cold: auto timed from its first calls, as a job sees them (no warm-up)
     std::string csv_path;
     std::string costs_csv_path;
     bool min_max = false;
@@ -60,7 +61,9 @@ struct BenchOptions {
         if (iterations > 0) return iterations;
         return bytes <= kLargeMessageBytes ? 1000 : bytes <= kHugeMessageBytes ? 100 : 20;
     }
-    int warmup_for(long bytes) const { return warmup >= 0 ? warmup : bytes <= kLargeMessageBytes ? 100 : 10; }
+    int warmup_for(long bytes) const {
+        return cold ? 0 : warmup >= 0 ? warmup : bytes <= kLargeMessageBytes ? 100 : 10;
+    }
 };
 
 enum class ParseOutcome { run, help, usage_error };

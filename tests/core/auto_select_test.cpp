@@ -90,15 +90,16 @@ TEST(AutoSelect, QuartilesIgnoreOneOutlier) {
     }
     std::sort(planned.begin(), planned.end());
     std::sort(native.begin(), native.end());
+    static_assert(AutoSelect::kTrials == 4, "the quartiles below are of 4 samples");
     const std::vector<double> local = select.local();  // in turn order: native, then the tree
     ASSERT_EQ(local.size(), 6u);
-    EXPECT_EQ(local[3], planned[1]);  // floor((5 - 1) / 4) = 1
-    EXPECT_EQ(local[4], planned[2]);
-    EXPECT_EQ(local[5], planned[3]);
+    EXPECT_EQ(local[3], planned[0]);  // floor((4 - 1) / 4) = 0
+    EXPECT_EQ(local[4], planned[1]);  // floor((4 - 1) / 2) = 1
+    EXPECT_EQ(local[5], planned[2]);  // floor(3 (4 - 1) / 4) = 2
     EXPECT_LT(local[5], 2.0) << "the outlier is beyond the third quartile";
-    EXPECT_EQ(local[0], native[1]);
-    EXPECT_EQ(local[1], native[2]);
-    EXPECT_EQ(local[2], native[3]);
+    EXPECT_EQ(local[0], native[0]);
+    EXPECT_EQ(local[1], native[1]);
+    EXPECT_EQ(local[2], native[2]);
 }
 
 // Overlapping samples: another round, up to kMaxRounds; then native, the MPI library's own.
@@ -276,8 +277,8 @@ TEST(AutoSelect, TheFastestOfThreeTreesWinsInOneRoundWhenClearlyApart) {
     EXPECT_TRUE(step.watched);
 }
 
-// A clearly slower tree leaves the running after one round; the two left overlap until the last round, and then
-// native stays (no tree was clearly faster than it).
+// A clearly slower tree leaves the running after one round; the two left overlap until the last round (the tree's
+// median 5 % below native's: more than a tie), and then native stays (no tree was clearly faster than it).
 TEST(AutoSelect, ClearlySlowerTreesLeaveAndOverlapEndsWithNative) {
     AutoSelect select(2);
     auto noisy_round = [&](const std::vector<int>& running, bool expect_decision) {
@@ -287,7 +288,7 @@ TEST(AutoSelect, ClearlySlowerTreesLeaveAndOverlapEndsWithNative) {
             const int arm = step.run == AutoSelect::Run::native ? 2 : step.tree;
             EXPECT_EQ(arm, running[static_cast<size_t>(call) % running.size()]) << "call " << call;
             const double jitter = 0.2 * ((call / static_cast<int>(running.size())) % 3);  // 0, 0.2, 0.4: overlapping
-            select.record(arm == 1 ? 10.0 : 1.0 + jitter + (arm == 0 ? 0.05 : 0.0));
+            select.record(arm == 1 ? 10.0 : 1.0 + jitter - (arm == 0 ? 0.05 : 0.0));
         }
         ASSERT_TRUE(select.needs_agreement());
         EXPECT_EQ(select.agree(select.local()), expect_decision);
@@ -443,8 +444,8 @@ struct Ranks {
     std::vector<AutoSelect> select;
     // The agreed spread of the ranks' arrivals at each trial call's start (negative: unknown).
     double spread_s = -1.0;
-    explicit Ranks(int ranks, int trees = 1, bool dynamic = false)
-        : select(static_cast<size_t>(ranks), AutoSelect(trees, {}, dynamic)) {}
+    explicit Ranks(int ranks, int trees = 1, bool dynamic = false, int explore_every = 1)
+        : select(static_cast<size_t>(ranks), AutoSelect(trees, {}, dynamic, explore_every)) {}
 
     bool agree_all() {
         std::vector<double> agreed = select.front().local();
@@ -554,7 +555,7 @@ TEST(AutoSelect, ATenTimesSlowerTreeCostsOneCall) {
 // Trees slower than native but under twice its time: their extra time, summed, ends the trials once it passes one
 // native call's worth; native stays.
 TEST(AutoSelect, TheExtraTimeBoundEndsTheTrials) {
-    Ranks ranks(1, 1);
+    Ranks ranks(1, 2);
     auto seconds = [&](int, const AutoSelect::Step& step) { return step.run == AutoSelect::Run::native ? 1.0 : 1.3; };
     bool decided = false;
     int calls = 0;
@@ -563,10 +564,10 @@ TEST(AutoSelect, TheExtraTimeBoundEndsTheTrials) {
         ++calls;
     }
     EXPECT_TRUE(ranks->settled_native());
-    // N T N T N T N T: the fourth tree call's 0.3 s brings the extra time to 1.2 s, over 1.0 s: agreed at the
+    // N T0 T1 N T0 T1: the fourth tree call's 0.3 s brings the extra time to 1.2 s, over 1.0 s: agreed at the
     // next call's start, which is then decided.
-    EXPECT_EQ(ranks->trial_calls(), 8);
-    EXPECT_EQ(calls, 9);
+    EXPECT_EQ(ranks->trial_calls(), 6);
+    EXPECT_EQ(calls, 7);
     EXPECT_EQ(ranks->trials_end(), AutoSelect::TrialsEnd::extra_time);
     EXPECT_NEAR(ranks->trial_extra_s(), 1.2, 1e-12);
     EXPECT_NEAR(ranks->trial_extra_bound_s(), 1.0, 1e-12);
@@ -733,6 +734,78 @@ TEST(AutoSelect, EveryRankTakesTheSameStepsOnTheSameAgreedNumbers) {
             }
         }
         EXPECT_GE(decisions, 2) << (reduce ? "reduce" : "allreduce");
+    }
+}
+
+// A tie (a tree's median within kTieMargin of native's) ends the trials after their first round, on native: with
+// one tree, kTrials calls of each, 8 in all. A tree further ahead than the margin, its quartiles still
+// overlapping native's, takes another round.
+TEST(AutoSelect, ATieEndsTheTrialsAfterOneRoundOnNative) {
+    static_assert(2 * AutoSelect::kTrials <= 8, "a tie is decided within 8 trial calls");
+    for (double tree_s : {1.02, 0.985, 1.0}) {  // 2 % slower, 1.5 % faster, equal: the quartiles overlap
+        SCOPED_TRACE(tree_s);
+        Ranks ranks(2, 1);
+        bool decided = false;
+        int calls = 0;
+        while (!decided && calls < 100) {
+            ranks.call(
+                [&](int rank, const AutoSelect::Step& step) {
+                    const double jitter = 0.05 * ((calls / 2 + rank) % 3);
+                    return (step.run == AutoSelect::Run::native ? 1.0 : tree_s) + jitter;
+                },
+                &decided);
+            ++calls;
+        }
+        EXPECT_TRUE(ranks->settled_native());
+        EXPECT_EQ(ranks->trial_calls(), 2 * AutoSelect::kTrials);
+        EXPECT_EQ(ranks->trials_end(), AutoSelect::TrialsEnd::tie);
+        EXPECT_STREQ(redux::trials_end_name(ranks->trials_end()), "no tree faster");
+    }
+    AutoSelect ahead;
+    for (int i = 0; i < AutoSelect::kTrials; ++i) {
+        ahead.record(1.0 + 0.2 * (i % 2));   // native: 1.0, 1.2
+        ahead.record(0.95 + 0.2 * (i % 2));  // the tree: 5 % ahead, the middle halves overlap
+    }
+    EXPECT_FALSE(ahead.agree(ahead.local())) << "another round";
+    EXPECT_FALSE(ahead.decided());
+}
+
+// In the trials a tree's call comes at most once in explore_every calls: the calls between are the library's own,
+// native's trial calls among them, the others untimed; the decision is the same as without the spacing.
+TEST(AutoSelect, TreesRunAtMostOneCallInExploreEvery) {
+    const int every = AutoSelect::kExploreEvery;
+    for (const std::vector<double>& times : {std::vector<double>{0.5, 0.7, 1.0}, std::vector<double>{1.5, 2.0, 1.0}}) {
+        Ranks paced(1, 2, false, every), unpaced(1, 2);
+        auto seconds = [&](int, const AutoSelect::Step& step) {
+            return times[static_cast<size_t>(step.run == AutoSelect::Run::native ? 2 : step.tree)];
+        };
+        std::vector<AutoSelect::Step> steps;
+        bool decided = false;
+        while (!decided && static_cast<int>(steps.size()) < AutoSelect::kMaxCallsToDecide) {
+            steps.push_back(paced.call(seconds, &decided));
+        }
+        ASSERT_TRUE(decided);
+        decided = false;
+        for (int call = 0; !decided && call < AutoSelect::kMaxCallsToDecide; ++call) unpaced.call(seconds, &decided);
+        ASSERT_TRUE(decided);
+        EXPECT_EQ(paced->choice(), unpaced->choice());
+        EXPECT_EQ(paced->tree(), unpaced->tree());
+        EXPECT_EQ(paced->trial_calls(), unpaced->trial_calls());
+        int last_tree = -every, trees = 0, untimed = 0;
+        for (int call = 0; call < static_cast<int>(steps.size()); ++call) {
+            const AutoSelect::Step& step = steps[static_cast<size_t>(call)];
+            if (step.watched) break;  // the confirmation: tree and native take turns in place
+            if (step.run == AutoSelect::Run::planned) {
+                EXPECT_TRUE(step.timed);
+                EXPECT_GE(call - last_tree, every) << "call " << call;
+                last_tree = call;
+                ++trees;
+            } else if (!step.timed) {
+                ++untimed;
+            }
+        }
+        EXPECT_GT(trees, 0);
+        EXPECT_GT(untimed, 0) << "the library's own between the trees' calls";
     }
 }
 

@@ -125,12 +125,14 @@ TEST_F(ReduceOptions, ExplicitNativeGoesToTheLibrary) {
 }
 
 // Under auto a key's first AutoSelect::kNativeFirstCalls calls go to the MPI library's own reduce unplanned, the
-// next is the first trial call, the library's own too; the one after it, the model's tree.
+// next is the first trial call, the library's own too, then the library's own until a tree's turn may come (one
+// call in AutoSelect::kExploreEvery); the one after them, the model's tree.
 TEST_F(ReduceOptions, NoOptionsFollowTheEnvironment) {
     const char* configured = std::getenv("REDUX_ALGORITHM");
     const bool native = configured != nullptr && std::strcmp(configured, "native") == 0;
     const bool automatic = configured == nullptr || std::strcmp(configured, "auto") == 0;
-    for (int call = 0; call < (automatic ? redux::AutoSelect::kNativeFirstCalls + 1 : 1); ++call) {
+    const int before_tree = redux::AutoSelect::kNativeFirstCalls + redux::AutoSelect::kExploreEvery - 1;
+    for (int call = 0; call < (automatic ? before_tree : 1); ++call) {
         const Outcome first = sum(nullptr);
         EXPECT_EQ(first.rc, MPI_SUCCESS);
         EXPECT_EQ(first.info.planned, native || automatic || size_ == 1 ? 0 : 1) << "call " << call;

@@ -455,7 +455,8 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
         const int contenders = static_cast<int>(cached.trees.size());
         const bool dynamic = state.size >= 3 && !segments_forced;
         if (dynamic) cached.trees.push_back(tree_dyn(best, costs, input.costs, input.latency_s));
-        cached.auto_select = AutoSelect(contenders, native_failures(state, key).reduce, dynamic);
+        cached.auto_select =
+            AutoSelect(contenders, native_failures(state, key).reduce, dynamic, AutoSelect::kExploreEvery);
     }
     if (cached.trees.front().family == FamilyAlgorithm::tree) report.shared_cores_floor_s = best.shared_cores_floor_s;
     return MPI_SUCCESS;
@@ -566,7 +567,8 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
             report.predicted_by_strategy_s.emplace_back(tree.name(), tree.predicted_s);
         }
         if (key.algorithm == REDUX_ALGORITHM_AUTO) {
-            cached->auto_select = AutoSelect(static_cast<int>(cached->trees.size()));
+            cached->auto_select =
+                AutoSelect(static_cast<int>(cached->trees.size()), {}, false, AutoSelect::kExploreEvery);
             const char* failure = native_failures(state, key).every_call;
             if (failure != nullptr) {
                 cached->auto_select.exclude_native();

@@ -23,8 +23,11 @@ double mean(const std::vector<double>& v) {
 
 }  // namespace
 
-AutoSelect::AutoSelect(int trees, KnownNativeFailures native_failures, bool dynamic)
-    : failures_(native_failures), trees_(std::clamp(trees, 1, kMaxTrees)), dynamic_(dynamic) {
+AutoSelect::AutoSelect(int trees, KnownNativeFailures native_failures, bool dynamic, int explore_every)
+    : failures_(native_failures),
+      trees_(std::clamp(trees, 1, kMaxTrees)),
+      explore_every_(std::max(explore_every, 1)),
+      dynamic_(dynamic) {
     restart_trials();
 }
 
@@ -39,6 +42,8 @@ AutoSelect::Step AutoSelect::next() const {
     }
     if (decided_) return {choice_, tree_, false, rechecking_ || (choice_ == Run::planned && !native_excluded_)};
     const int arm = running_[turn_];
+    // A tree's turn, too soon after the last tree's call: the library's own, untimed (count()).
+    if (arm != native_arm() && natives_since_tree_ < explore_every_ - 1) return {Run::native, 0, false, false};
     // Asked of trial calls only, which start every rank together anyway; other native calls take a copy of the
     // root's data (native_needs_copy).
     const bool agree_in_place = failures_.root_in_place != nullptr;
@@ -58,6 +63,7 @@ void AutoSelect::record(double seconds) {
     }
     if (!decided_) {
         const int arm = running_[turn_];
+        natives_since_tree_ = arm == native_arm() ? natives_since_tree_ + 1 : 0;
         samples_[static_cast<size_t>(arm)].push_back(seconds);
         ++round_calls_[static_cast<size_t>(arm)];
         pending_ = arm;
@@ -187,11 +193,17 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
         std::fill(round_calls_.begin(), round_calls_.end(), 0);
         turn_ = 0;
         ++rounds_;
-        if (running_.size() > 1 && rounds_ < kMaxRounds && !extra_spent_) return false;  // another round
+        const bool native_running = std::find(running_.begin(), running_.end(), native_arm()) != running_.end();
+        const double native_median = medians_[static_cast<size_t>(native_arm())];
+        const bool tie =
+            native_running && running_.size() > 1 && std::none_of(running_.begin(), running_.end(), [&](int arm) {
+                return arm != native_arm() && medians_[static_cast<size_t>(arm)] < (1.0 - kTieMargin) * native_median;
+            });
+        if (running_.size() > 1 && rounds_ < kMaxRounds && !extra_spent_ && !tie) return false;  // another round
         end_trials(extra_spent_           ? TrialsEnd::extra_time
+                   : tie                  ? TrialsEnd::tie
                    : running_.size() == 1 ? TrialsEnd::one_left
                                           : TrialsEnd::last_round);
-        const bool native_running = std::find(running_.begin(), running_.end(), native_arm()) != running_.end();
         if (native_running) {
             int best_tree = 0;
             for (int t = 1; t < trees_; ++t) {
@@ -312,6 +324,7 @@ AutoSelect::Step AutoSelect::root_passed_in_place() {
 void AutoSelect::restart_trials() {
     decided_ = false;
     rechecking_ = false;
+    natives_since_tree_ = 0;
     passes_through_ = false;
     confirming_ = false;
     weighing_dynamic_ = false;
@@ -357,6 +370,8 @@ const char* trials_end_name(AutoSelect::TrialsEnd end) {
             return "last round";
         case AutoSelect::TrialsEnd::extra_time:
             return "extra time";
+        case AutoSelect::TrialsEnd::tie:
+            return "no tree faster";
     }
     return "";
 }

@@ -5,7 +5,10 @@
 // passes_through() (api/settled_native.hpp).
 //
 //   trials   rounds in which every contender still in the running (native first, then the trees) runs kTrials
-//            calls, taking turns call by call, each timed from a start the ranks make together. Each trial call's
+//            calls, taking turns call by call, each timed from a start the ranks make together; a tree's call
+//            comes at most once in kExploreEvery calls, the calls between running the library's own, untimed where
+//            they are not its trial calls (so that a program's calls stay the library's own in the median while
+//            the trials look). Each trial call's
 //            time is agreed at the next trial call's start (agree_call: the root's for MPI_Reduce, the slowest
 //            rank's otherwise; api/run_plan.cpp), so native's first call sets the best time seen from the
 //            start, and:
@@ -17,11 +20,12 @@
 //                left on its first call has cost that one call, which the extra time does not count.
 //            After each round the quartiles of each contender (all the samples so far) are agreed. A contender
 //            whose first quartile lies above another's third (the middle halves do not overlap: clearly slower)
-//            leaves the running. The trials end when one is left, or after kMaxRounds rounds: then native if it
-//            is still in the running (a tree must be clearly faster than the MPI library's own, which costs
-//            libredux nothing), else the tree with the smallest median. 5 to 20 samples per contender, more where
-//            the differences are small against the noise. With one tree this is "the tree only when its third
-//            quartile lies below native's first";
+//            leaves the running. Native is kept at once where no tree's median lies more than kTieMargin below
+//            native's (a tie, or every tree slower: "tie"). The trials end when one is left, or after kMaxRounds
+//            rounds: then native if it is still in the running (a tree must be clearly faster than the MPI library's
+//            own, which costs libredux nothing), else the tree with the smallest median. 5 to 20 samples per contender,
+//            more where the differences are small against the noise. With one tree this is "the tree only when its
+//            third quartile lies below native's first";
 //   confirm  a tree the trials chose then takes turns with native for kConfirmCalls calls each, timed from the
 //            call's start where the program makes it (no start together); the agreed medians keep the tree only
 //            if it is faster there too, else native. Trials start every rank together, which is not how a
@@ -75,12 +79,21 @@ struct KnownNativeFailures {
 
 class AutoSelect {
 public:
-    static constexpr int kTrials = 5;     // calls of each contender per round
+    static constexpr int kTrials = 4;     // calls of each contender per round
     static constexpr int kMaxRounds = 4;  // then native, if no tree is clearly faster
     static constexpr int kMaxTrees = 5;   // the model's tree and at most four runners-up (plan/select.hpp)
+    // After a round, native is kept at once unless a tree's median lies more than this share below native's: a tie
+    // costs one round.
+    static constexpr double kTieMargin = 0.03;
+    // In the trials a tree runs at most one call in this many (the planner's AutoSelect; others pass 1): the calls
+    // between run the library's own (its trial calls, and untimed calls where it has none), so that the median over
+    // any window of calls stays the library's own until a tree is found faster.
+    static constexpr int kExploreEvery = 4;
     // The most trial calls before a decision: with one tree, and with the most trees.
     static constexpr int kMaxTrialCalls = 2 * kTrials * kMaxRounds;
     static constexpr int kMaxTrialCallsAnyTrees = (kMaxTrees + 1) * kTrials * kMaxRounds;
+    // The most calls the trials take, untimed calls of the library's own between the trees' included.
+    static constexpr int kMaxTrialsCallsAnyTrees = kMaxTrees * kTrials * kMaxRounds * kExploreEvery;
     static constexpr int kConfirmCalls = 16;  // per side: the tree the trials chose, and native
     static constexpr int kDynamicCalls = 16;  // per side: the choice so far, and tree-dyn
     // Tree-dyn is weighed where the ranks' median spread at the trials' starts exceeds this many of the choice's
@@ -94,7 +107,7 @@ public:
     // The most calls before a decision, whatever the trees and the trials: the first calls, trials, a confirmation,
     // tree-dyn's turns.
     static constexpr int kMaxCallsToDecide =
-        kNativeFirstCalls + kMaxTrialCallsAnyTrees + 2 * kConfirmCalls + 2 * kDynamicCalls;
+        kNativeFirstCalls + kMaxTrialsCallsAnyTrees + 2 * kConfirmCalls + 2 * kDynamicCalls;
     static constexpr int kWindow = 1024;
     static constexpr double kDriftFactor = 2.0;
     static constexpr int64_t kRecheckEvery = 1 << 16;
@@ -117,11 +130,13 @@ public:
         double best_s = 0;   // the best agreed trial call when it left
     };
     // Why the last trials ended.
-    enum class TrialsEnd { one_left, last_round, extra_time };
+    enum class TrialsEnd { one_left, last_round, extra_time, tie };
 
     // `trees` planned trees (1 .. kMaxTrees), tree 0 the model's choice; with `dynamic`, tree-dyn is the caller's
-    // tree number `trees` (dynamic_tree()), weighed after the trials where the ranks' arrivals are spread.
-    explicit AutoSelect(int trees = 1, KnownNativeFailures native_failures = {}, bool dynamic = false);
+    // tree number `trees` (dynamic_tree()), weighed after the trials where the ranks' arrivals are spread. In the
+    // trials a tree's call comes at most once in `explore_every` calls (kExploreEvery).
+    explicit AutoSelect(int trees = 1, KnownNativeFailures native_failures = {}, bool dynamic = false,
+                        int explore_every = 1);
 
     enum class Run { planned, native };
     struct Step {
@@ -151,7 +166,11 @@ public:
     double start_wait_s() const { return start_wait_s_; }
     // A call next() described as neither timed nor watched. Inline: the settled pass-through calls it.
     void count() {
-        if (native_excluded_ || !decided_) return;
+        if (native_excluded_) return;
+        if (!decided_) {  // in the trials: a call of the library's own between the trees' (kExploreEvery)
+            ++natives_since_tree_;
+            return;
+        }
         if (++calls_since_decision_ >= kRecheckEvery && choice_ == Run::native) restart_trials();
     }
 
@@ -255,6 +274,8 @@ private:
     int64_t calls_since_decision_ = 0;
     int trees_ = 1;
     int tree_ = 0;
+    int explore_every_ = 1;
+    int natives_since_tree_ = 0;  // in the trials: calls of the library's own since a tree's last trial call
     double planned_s_ = 0, native_s_ = 0;
     int trial_calls_ = 0;
     std::vector<int> running_;                  // contenders still in the trials, in turn order: native first
@@ -294,7 +315,7 @@ private:
 };
 
 // For the decision log: "first call over 2x the best", "clearly slower", "not reached"; "one left", "last round",
-// "extra time".
+// "extra time", "no tree faster".
 const char* drop_reason_name(AutoSelect::DropReason reason);
 const char* trials_end_name(AutoSelect::TrialsEnd end);
 
