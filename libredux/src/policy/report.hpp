@@ -44,7 +44,7 @@ struct PlanReport {
         double best_s = 0;     // the best agreed trial call when it left
     };
     std::vector<Dropped> dropped;
-    std::string trials_end;  // why the trials ended: "one left", "last round", "extra time", "no tree faster"
+    std::string trials_end;          // why the trials ended: "one left", "last round", "extra time", "no tree faster"
     double trial_extra_s = 0;        // the trees' trial calls' agreed time beyond native's median, summed
     double trial_extra_bound_s = 0;  // where the trials end: a native call's worth
     // Where the trials chose a tree: its median and native's over the calls that confirmed it or not, timed in place.
