@@ -23,7 +23,8 @@ namespace redux_bench {
 
 constexpr const char* kCsvHeader =
     "algorithm,op,ranks,bytes,count,iterations,median_us,mean_us,q1_us,q3_us,min_us,max_us,predicted_us,segments,ran,"
-    "same_plan_as,speedup_vs_native,arrival,op_cost_cv,after_last_median_us,after_last_p90_us,after_last_mean_us";
+    "same_plan_as,speedup_vs_native,arrival,op_cost_cv,after_last_median_us,after_last_p90_us,after_last_mean_us,"
+    "p90_us";
 constexpr const char* kCostsCsvHeader = "op,ranks,bytes,count,transfer_us,compute_us,source";
 
 class Report {

@@ -51,7 +51,8 @@ namespace {
 
 const char* const kCsvHeader =
     "algorithm,op,ranks,bytes,count,iterations,median_us,mean_us,q1_us,q3_us,min_us,max_us,predicted_us,segments,ran,"
-    "same_plan_as,speedup_vs_native,arrival,op_cost_cv,after_last_median_us,after_last_p90_us,after_last_mean_us";
+    "same_plan_as,speedup_vs_native,arrival,op_cost_cv,after_last_median_us,after_last_p90_us,after_last_mean_us,"
+    "p90_us";
 const char* const kCostsHeader = "op,ranks,bytes,count,transfer_us,compute_us,source";
 
 struct Expectations {
@@ -230,6 +231,7 @@ enum Field {
     kAfterLastMedian,
     kAfterLastP90,
     kAfterLastMean,
+    kP90,
     kFields
 };
 
@@ -245,15 +247,16 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
     return false;
 }
 
-// The statistics of one row: 0 < min <= q1 <= median <= q3 <= max, min <= mean <= max, the iterations run.
+// The statistics of one row: 0 < min <= q1 <= median <= q3 <= p90 <= max, min <= mean <= max, the iterations run.
 void check_latency(const std::vector<std::string>& f, int iterations, const std::string& where, double& median) {
-    double v[6] = {};
-    const Field order[6] = {kMin, kQ1, kMedian, kQ3, kMax, kMean};
+    double v[7] = {};
+    const Field order[7] = {kMin, kQ1, kMedian, kQ3, kMax, kMean, kP90};
     bool numbers = true;
-    for (int i = 0; i < 6; ++i) numbers = numbers && parse_number(f[order[i]], v[i]);
+    for (int i = 0; i < 7; ++i) numbers = numbers && parse_number(f[order[i]], v[i]);
     if (!numbers || !(v[0] > 0) || !(v[0] <= v[1] && v[1] <= v[2] && v[2] <= v[3] && v[3] <= v[4]) ||
-        !(v[0] <= v[5] && v[5] <= v[4])) {
-        fail(where + "not 0 < min_us <= q1_us <= median_us <= q3_us <= max_us and min_us <= mean_us <= max_us");
+        !(v[0] <= v[5] && v[5] <= v[4]) || !(v[3] <= v[6] && v[6] <= v[4])) {
+        fail(where +
+             "not 0 < min_us <= q1_us <= median_us <= q3_us <= p90_us <= max_us and min_us <= mean_us <= max_us");
     }
     if (iterations > 0 && f[kIterations] != std::to_string(iterations)) {
         fail(where + "iterations is not " + std::to_string(iterations));
