@@ -42,8 +42,13 @@ AutoSelect::Step AutoSelect::next() const {
     }
     if (decided_) return {choice_, tree_, false, rechecking_ || (choice_ == Run::planned && !native_excluded_)};
     const int arm = running_[turn_];
-    // A tree's turn, too soon after the last tree's call: the library's own, untimed (count()).
-    if (arm != native_arm() && natives_since_tree_ < explore_every_ - 1) return {Run::native, 0, false, false};
+    // The turn of a tree not seen faster than native yet (its last agreed trial call above native's median, or none
+    // agreed), too soon after the last tree's call: the library's own, untimed (count()). A tree whose last call was
+    // faster costs nothing to run, and runs at its turn.
+    if (arm != native_arm() && natives_since_tree_ < explore_every_ - 1) {
+        const std::vector<double>& seen = agreed_[static_cast<size_t>(arm)];
+        if (seen.empty() || !(seen.back() < native_median_s())) return {Run::native, 0, false, false};
+    }
     // Asked of trial calls only, which start every rank together anyway; other native calls take a copy of the
     // root's data (native_needs_copy).
     const bool agree_in_place = failures_.root_in_place != nullptr;
@@ -195,10 +200,19 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
         ++rounds_;
         const bool native_running = std::find(running_.begin(), running_.end(), native_arm()) != running_.end();
         const double native_median = medians_[static_cast<size_t>(native_arm())];
+        double best_tree_s = std::numeric_limits<double>::infinity();
+        for (int arm : running_) {
+            if (arm != native_arm()) best_tree_s = std::min(best_tree_s, medians_[static_cast<size_t>(arm)]);
+        }
+        // A tie: native's median within the margin of the best tree's (native kept), or, native out of the running,
+        // the trees' medians all within the margin of the best one (the best one kept): another round could only
+        // tell apart what costs the program next to nothing.
         const bool tie =
-            native_running && running_.size() > 1 && std::none_of(running_.begin(), running_.end(), [&](int arm) {
-                return arm != native_arm() && medians_[static_cast<size_t>(arm)] < (1.0 - kTieMargin) * native_median;
-            });
+            running_.size() > 1 &&
+            (native_running ? !(best_tree_s < (1.0 - kTieMargin) * native_median)
+                            : std::all_of(running_.begin(), running_.end(), [&](int arm) {
+                                  return medians_[static_cast<size_t>(arm)] <= (1.0 + kTieMargin) * best_tree_s;
+                              }));
         if (running_.size() > 1 && rounds_ < kMaxRounds && !extra_spent_ && !tie) return false;  // another round
         end_trials(extra_spent_           ? TrialsEnd::extra_time
                    : tie                  ? TrialsEnd::tie

@@ -5,10 +5,11 @@
 // passes_through() (api/settled_native.hpp).
 //
 //   trials   rounds in which every contender still in the running (native first, then the trees) runs kTrials
-//            calls, taking turns call by call, each timed from a start the ranks make together; a tree's call
-//            comes at most once in kExploreEvery calls, the calls between running the library's own, untimed where
-//            they are not its trial calls (so that a program's calls stay the library's own in the median while
-//            the trials look). Each trial call's
+//            calls, taking turns call by call, each timed from a start the ranks make together; the call of a tree
+//            not seen faster than native yet (its last agreed trial call not below native's median) comes at most
+//            once in kExploreEvery calls, the calls between running the library's own, untimed where they are not
+//            its trial calls (so that a program's calls stay the library's own in the median while the trials look
+//            at slower trees; a faster tree's calls cost nothing). Each trial call's
 //            time is agreed at the next trial call's start (agree_call: the root's for MPI_Reduce, the slowest
 //            rank's otherwise; api/run_plan.cpp), so native's first call sets the best time seen from the
 //            start, and:
@@ -20,10 +21,12 @@
 //                left on its first call has cost that one call, which the extra time does not count.
 //            After each round the quartiles of each contender (all the samples so far) are agreed. A contender
 //            whose first quartile lies above another's third (the middle halves do not overlap: clearly slower)
-//            leaves the running. Native is kept at once where no tree's median lies more than kTieMargin below
-//            native's (a tie, or every tree slower: "tie"). The trials end when one is left, or after kMaxRounds
+//            leaves the running. A tie ends the trials at once: native is kept where no tree's median lies more
+//            than kTieMargin below native's (a tie, or every tree slower), and where native has left, the tree with
+//            the smallest median where every tree left lies within kTieMargin of it ("no tree faster" in the log
+//            for both). The trials end when one is left, or after kMaxRounds
 //            rounds: then native if it is still in the running (a tree must be clearly faster than the MPI library's
-//            own, which costs libredux nothing), else the tree with the smallest median. 5 to 20 samples per contender,
+//            own, which costs libredux nothing), else the tree with the smallest median. 4 to 16 samples per contender,
 //            more where the differences are small against the noise. With one tree this is "the tree only when its
 //            third quartile lies below native's first";
 //   confirm  a tree the trials chose then takes turns with native for kConfirmCalls calls each, timed from the
@@ -82,19 +85,19 @@ public:
     static constexpr int kTrials = 4;     // calls of each contender per round
     static constexpr int kMaxRounds = 4;  // then native, if no tree is clearly faster
     static constexpr int kMaxTrees = 5;   // the model's tree and at most four runners-up (plan/select.hpp)
-    // After a round, native is kept at once unless a tree's median lies more than this share below native's: a tie
-    // costs one round.
+    // After a round, native is kept at once unless a tree's median lies more than this share below native's, and
+    // where native has left, the best tree where the others lie within this share above it: a tie costs one round.
     static constexpr double kTieMargin = 0.03;
-    // In the trials a tree runs at most one call in this many (the planner's AutoSelect; others pass 1): the calls
-    // between run the library's own (its trial calls, and untimed calls where it has none), so that the median over
-    // any window of calls stays the library's own until a tree is found faster.
+    // In the trials a tree not seen faster than native runs at most one call in this many (the planner's AutoSelect;
+    // others pass 1): the calls between run the library's own (its trial calls, and untimed calls where it has
+    // none), so that the median over any window of calls stays the library's own until a tree is found faster.
     static constexpr int kExploreEvery = 4;
     // The most trial calls before a decision: with one tree, and with the most trees.
     static constexpr int kMaxTrialCalls = 2 * kTrials * kMaxRounds;
     static constexpr int kMaxTrialCallsAnyTrees = (kMaxTrees + 1) * kTrials * kMaxRounds;
     // The most calls the trials take, untimed calls of the library's own between the trees' included.
     static constexpr int kMaxTrialsCallsAnyTrees = kMaxTrees * kTrials * kMaxRounds * kExploreEvery;
-    static constexpr int kConfirmCalls = 16;  // per side: the tree the trials chose, and native
+    static constexpr int kConfirmCalls = 8;   // per side: the tree the trials chose, and native
     static constexpr int kDynamicCalls = 16;  // per side: the choice so far, and tree-dyn
     // Tree-dyn is weighed where the ranks' median spread at the trials' starts exceeds this many of the choice's
     // median trial call.
