@@ -770,6 +770,22 @@ TEST(AutoSelect, ATieEndsTheTrialsAfterOneRoundOnNative) {
     EXPECT_FALSE(ahead.decided());
 }
 
+// Where the library's reduce fails when the root passes MPI_IN_PLACE, the library's own untimed calls between the
+// trees' ask the agreement too: native is excluded from the first in-place call, whatever its step.
+TEST(AutoSelect, CallsBetweenTheTreesAskWhetherTheRootPassedInPlace) {
+    redux::KnownNativeFailures failures;
+    failures.root_in_place = "fails in place";
+    AutoSelect select(1, failures, false, AutoSelect::kExploreEvery);
+    select.record(1.0);  // native's first trial call
+    const AutoSelect::Step between = select.next();
+    EXPECT_EQ(between.run, AutoSelect::Run::native);
+    EXPECT_FALSE(between.timed);
+    EXPECT_TRUE(between.agree_in_place);
+    const AutoSelect::Step instead = select.root_passed_in_place();
+    EXPECT_EQ(instead.run, AutoSelect::Run::planned);
+    EXPECT_TRUE(select.native_excluded());
+}
+
 // Native clearly slower, two trees within kTieMargin of each other: one round, then the smaller median, confirmed.
 TEST(AutoSelect, TreesWithinTheTieMarginEndTheTrialsOnTheSmallerMedian) {
     AutoSelect select(2);

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <ctime>
 #include <mutex>
@@ -86,7 +87,8 @@ int load(CommState& state) {
     std::string text;
     if (state.rank == 0) {
         const WisdomLoad load = load_wisdom(state.config.wisdom_path, state.wisdom_job);
-        if (load.status == WisdomStatus::refused || load.status == WisdomStatus::stale) {
+        static std::atomic<bool> warned{false};  // once per process: every communicator reads the file
+        if ((load.status == WisdomStatus::refused || load.status == WisdomStatus::stale) && !warned.exchange(true)) {
             std::fprintf(stderr, "libredux: wisdom file %s %s; auto decides without it\n",
                          state.config.wisdom_path.c_str(), load.reason.c_str());
         }

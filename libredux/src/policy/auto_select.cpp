@@ -42,16 +42,17 @@ AutoSelect::Step AutoSelect::next() const {
     }
     if (decided_) return {choice_, tree_, false, rechecking_ || (choice_ == Run::planned && !native_excluded_)};
     const int arm = running_[turn_];
+    // Asked of every call of the trials (native's untimed calls between the trees' too), so that native is excluded
+    // from the first call whose root passes MPI_IN_PLACE; decided native calls take a copy of the root's data
+    // (native_needs_copy).
+    const bool agree_in_place = failures_.root_in_place != nullptr;
     // The turn of a tree not seen faster than native yet (its last agreed trial call above native's median, or none
     // agreed), too soon after the last tree's call: the library's own, untimed (count()). A tree whose last call was
     // faster costs nothing to run, and runs at its turn.
     if (arm != native_arm() && natives_since_tree_ < explore_every_ - 1) {
         const std::vector<double>& seen = agreed_[static_cast<size_t>(arm)];
-        if (seen.empty() || !(seen.back() < native_median_s())) return {Run::native, 0, false, false};
+        if (seen.empty() || !(seen.back() < native_median_s())) return {Run::native, 0, false, false, agree_in_place};
     }
-    // Asked of trial calls only, which start every rank together anyway; other native calls take a copy of the
-    // root's data (native_needs_copy).
-    const bool agree_in_place = failures_.root_in_place != nullptr;
     if (arm == native_arm()) return {Run::native, 0, true, false, agree_in_place};
     return {Run::planned, arm, true, false, agree_in_place};
 }
