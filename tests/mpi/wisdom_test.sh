@@ -2,9 +2,13 @@
 # REDUX_WISDOM end to end (wisdom_driver.cpp runs the jobs; every result is checked there):
 #   basic RANKS   a job decides its four keys and leaves their decisions in a new wisdom file, the static op's
 #                 key (no symbol) excepted; a second job of the same shape starts each kept key at its first call
-#                 with the decision (decision log: "started from", the file's strategy), runs it on every one of its
-#                 first 10 calls (no trial, no call of another contender), and re-checks it ("re-checked");
-#   more          at 3 ranks: an entry that no longer holds (its time made 1000 s) is re-checked, dropped ("no
+#                 with the decision (decision log: "started from", the file's strategy), runs it on every call of
+#                 its re-check (no trial, no call of another contender), and ends the re-check as the rule says:
+#                 "re-checked" (then one strategy on the first 10 calls, and the entry holds the time measured) within
+#                 4x of the entry's time, else "no longer holds" (calls of microseconds on ranks sharing 2 cores move
+#                 by more than 4x between jobs);
+#   more          at 3 ranks: entries without a time in place are re-checked and take this job's time; an entry
+#                 that no longer holds (its time made 1000 s) is re-checked, dropped ("no
 #                 longer holds") and decided again, the new decision replacing it; a job of 4 ranks finds nothing
 #                 for itself in a 3-rank file and adds its own; two jobs deciding at once into one file keep both
 #                 jobs' entries; a file that is not libredux's (a C source) gives a warning, the jobs run, and the
@@ -108,8 +112,6 @@ for key in ('K1', 'K2', 'K3'):
     now = checked[0]['recheck_s']
     holds = e['chosen_s'] == 0 or e['chosen_s'] / factor <= now <= e['chosen_s'] * factor
     assert checked[0]['wisdom'] == ('re-checked' if holds else 'no longer holds'), (key, e, checked[0])
-    # Ranks with a core each time alike from job to job: there the decision must hold.
-    assert holds or n > os.cpu_count(), (key, 'a re-check failed on ranks that do not share cores', e, now)
     if holds:
         assert len(set(calls)) == 1, (key, 'one strategy on the first 10 calls', calls)
         assert now > 0 and kept(key)[0]['chosen_s'] == now, (key, 'kept with the time in place measured now')
@@ -122,8 +124,24 @@ assert ran['K4'][:2] == [-1, -1], ('K4: its first calls are the library own', ra
 }
 
 more() {
-    # An entry that no longer holds: re-checked, dropped, decided again.
+    # Entries without a time in place: every re-check holds, and the entry takes the time this job measured.
     job first 3 decide || return
+    python3 - "$dir/wisdom.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for e in doc["entries"]:
+    e["chosen_s"] = 0.0
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+    job zero 3 start || return
+    check "$COMMON
+log = report('zero')
+for key in ('K1', 'K2', 'K3'):
+    checked = [l for l in log if l['event'] == 'auto decision' and l['count'] == COUNTS[key] and l['wisdom']]
+    assert [l['wisdom'] for l in checked] == ['re-checked'], (key, checked)
+    assert checked[0]['recheck_s'] > 0 and kept(key)[0]['chosen_s'] == checked[0]['recheck_s'], (key, kept(key))
+"
+    # An entry that no longer holds: re-checked, dropped, decided again.
     python3 - "$dir/wisdom.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
