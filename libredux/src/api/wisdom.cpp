@@ -7,12 +7,12 @@
 //   call  "reduce count=1000 datatype=MPI_DOUBLE op=MPI_SUM commutative=1 root=0": the collective and what
 //         decides its key. A user op is named by its function (api/user_ops.hpp); an op without a name, a derived
 //         datatype, costs given by the call or the environment (REDUX_D, REDUX_C, segment sizes) are not kept.
-// The file is read once per communicator, on rank 0, at the first key that may use it, and the job's entries are
-// broadcast; rank 0 alone writes. A key's first call agrees, by an allreduce of a hash of each rank's entry text,
-// that every rank found the same entry: ranks whose programs differ (the same op named differently) never start
-// differently.
-// Decisions are queued on rank 0 and written at MPI_Finalize (or once kFlushEvery are queued): a write is a file
-// published whole and flushed to disk, which a call should not wait for.
+// The file is read once per process, by the first communicator whose rank 0 it is, at the first key that may use
+// it; each communicator's rank 0 broadcasts its job's entries. Rank 0 alone writes. A key's first call agrees, by an
+// allreduce of a hash of each rank's entry text, that every rank found the same entry: ranks whose programs differ (the
+// same op named differently) never start differently. Decisions are queued on rank 0 and written at MPI_Finalize (or
+// once kFlushEvery are queued): a write is a file published whole and flushed to disk, which a call should not wait
+// for.
 #include "api/wisdom.hpp"
 
 #include "api/mpi_identity.h"
@@ -26,10 +26,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <ctime>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace redux {
@@ -79,6 +79,22 @@ std::string call_text(const CommState& state, const PlanKey& key, MPI_Op op) {
            " root=" + std::to_string(key.root);
 }
 
+// The file's entries, every job's, as this process first read them (a program may make thousands of communicators;
+// the file is read once), with one warning where it is not used.
+const WisdomLoad& file_entries(const std::string& path) {
+    static std::mutex mutex;
+    static std::optional<WisdomLoad> read;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (!read) {
+        read = load_wisdom(path, "");
+        if (read->status == WisdomStatus::refused || read->status == WisdomStatus::stale) {
+            std::fprintf(stderr, "libredux: wisdom file %s %s; auto decides without it\n", path.c_str(),
+                         read->reason.c_str());
+        }
+    }
+    return *read;
+}
+
 // Rank 0 reads the file's entries for the communicator's job and broadcasts them (as the file's JSON).
 int load(CommState& state) {
     if (!state.topology_known) REDUX_MPI(gather_topology(state.comm, state.topology));
@@ -86,14 +102,10 @@ int load(CommState& state) {
     state.wisdom_job = job_text(state);
     std::string text;
     if (state.rank == 0) {
-        const WisdomLoad load = load_wisdom(state.config.wisdom_path, state.wisdom_job);
-        static std::atomic<bool> warned{false};  // once per process: every communicator reads the file
-        if ((load.status == WisdomStatus::refused || load.status == WisdomStatus::stale) && !warned.exchange(true)) {
-            std::fprintf(stderr, "libredux: wisdom file %s %s; auto decides without it\n",
-                         state.config.wisdom_path.c_str(), load.reason.c_str());
-        }
+        const WisdomLoad& load = file_entries(state.config.wisdom_path);
         nlohmann::json entries = nlohmann::json::array();
         for (const WisdomEntry& e : load.entries) {
+            if (e.job != state.wisdom_job) continue;
             entries.push_back({e.call, e.strategy, e.chosen_s, e.native_s, e.compute_s, e.compute_call_s});
         }
         text = entries.dump();
