@@ -5,16 +5,19 @@
 //
 // Under auto (the default), the first calls of a key (at most AutoSelect::kMaxCallsToDecide) take turns between a
 // few planned trees and the MPI library's own reduce, which add in other orders: auto promises the same bits once it
-// has decided, so the test makes those calls first.
+// has decided (unless for tree-dyn), so the test makes those calls first.
 #include "policy/auto_select.hpp"
 #include "reduce_check.hpp"
 #include "yielding_wait.hpp"
+
+#include <redux/redux.h>
 
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -59,6 +62,15 @@ TEST(ReduceDeterminism, RepeatedSumsAreBitIdentical) {
             for (int trial = 0; trial < redux::AutoSelect::kMaxCallsToDecide; ++trial) {
                 redux_test::counted_reduce(send.data(), rank == root ? result.data() : nullptr, kCount, MPI_DOUBLE,
                                            MPI_SUM, root, MPI_COMM_WORLD);
+            }
+            // Where the ranks came to auto's trials far apart (8 ranks busy-polling on 2 cores), auto may have
+            // decided for tree-dyn, which promises no bits (its decision is the same on every rank).
+            redux_call_info info{};
+            redux_reduce_ex(send.data(), rank == root ? result.data() : nullptr, kCount, MPI_DOUBLE, MPI_SUM, root,
+                            MPI_COMM_WORLD, nullptr, &info);
+            if (info.planned != 0 && info.algorithm == REDUX_ALGORITHM_TREE_DYN) {
+                if (rank == 0) std::printf("root %d: auto decided for tree-dyn; its bits are not compared\n", root);
+                continue;
             }
         }
         for (int repeat = 0; repeat < 12; ++repeat) {
