@@ -50,10 +50,9 @@ protected:
         e.created_unix = created;
         return e;
     }
-    bool store(const std::vector<WisdomEntry>& add, const std::string& job = "",
-               const std::vector<std::string>& drop = {}) {
+    bool store(const std::vector<WisdomEntry>& add, const std::vector<redux::WisdomKey>& drop = {}) {
         std::string error;
-        const bool stored = redux::store_wisdom(path_, add, job, drop, error);
+        const bool stored = redux::store_wisdom(path_, add, drop, error);
         EXPECT_TRUE(stored) << error;
         return stored;
     }
@@ -89,7 +88,7 @@ TEST_F(WisdomFile, WhatIsStoredIsReadBackForItsJobOnly) {
 TEST_F(WisdomFile, AnEntryOfTheSameCallIsReplacedADroppedOneGoesOtherJobsStay) {
     ASSERT_TRUE(store({entry("job A", "call 1", "two-tree", 100), entry("job A", "call 2", "native", 100),
                        entry("job B", "call 1", "optimal", 100)}));
-    ASSERT_TRUE(store({entry("job A", "call 1", "binomial", 200)}, "job A", {"call 2"}));
+    ASSERT_TRUE(store({entry("job A", "call 1", "binomial", 200)}, {{"job A", "call 2"}}));
     const redux::WisdomLoad a = redux::load_wisdom(path_, "job A");
     ASSERT_EQ(a.entries.size(), 1u);
     EXPECT_EQ(a.entries[0].call, "call 1");
@@ -127,7 +126,7 @@ TEST_F(WisdomFile, AFileThatIsNotLibreduxsWisdomIsNeverReadOrWritten) {
         EXPECT_TRUE(load.entries.empty());
         EXPECT_FALSE(load.reason.empty());
         std::string error;
-        EXPECT_FALSE(redux::store_wisdom(path_, {entry("j", "c", "native", 1)}, "", {}, error));
+        EXPECT_FALSE(redux::store_wisdom(path_, {entry("j", "c", "native", 1)}, {}, error));
         EXPECT_NE(error.find(path_), std::string::npos) << error;
         EXPECT_FALSE(redux::clear_wisdom(path_, error));
         EXPECT_EQ(read_raw(), text) << "left byte for byte";
@@ -136,7 +135,7 @@ TEST_F(WisdomFile, AFileThatIsNotLibreduxsWisdomIsNeverReadOrWritten) {
     ASSERT_EQ(mkdir(path_.c_str(), 0755), 0);
     EXPECT_EQ(redux::load_wisdom(path_, "j").status, WisdomStatus::refused);
     std::string error;
-    EXPECT_FALSE(redux::store_wisdom(path_, {entry("j", "c", "native", 1)}, "", {}, error));
+    EXPECT_FALSE(redux::store_wisdom(path_, {entry("j", "c", "native", 1)}, {}, error));
     struct stat st {};
     ASSERT_EQ(stat(path_.c_str(), &st), 0);
     EXPECT_TRUE(S_ISDIR(st.st_mode)) << "the directory is still there";
@@ -177,7 +176,7 @@ TEST_F(WisdomFile, ProcessesStoringAtOnceKeepEachOthersEntries) {
             for (int s = 0; s < kStores; ++s) {
                 std::string error;
                 const WisdomEntry e = entry("job " + std::to_string(p), "call " + std::to_string(s), "optimal", s);
-                ok = redux::store_wisdom(path_, {e}, "", {}, error) && ok;
+                ok = redux::store_wisdom(path_, {e}, {}, error) && ok;
             }
             _exit(ok ? 0 : 1);
         }

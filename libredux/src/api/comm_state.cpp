@@ -161,4 +161,11 @@ int create_comm_state(MPI_Comm user_comm, CommState*& state) {
     return MPI_SUCCESS;
 }
 
+int gather_topology_once(CommState& state) {
+    if (state.topology_known) return MPI_SUCCESS;
+    REDUX_MPI(gather_topology(state.comm, state.topology));
+    state.topology_known = true;
+    return MPI_SUCCESS;
+}
+
 }  // namespace redux

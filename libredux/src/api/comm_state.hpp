@@ -181,7 +181,7 @@ struct CommState {
         int sample = 0;
     };
     std::map<std::pair<MPI_Datatype, MPI_Op>, MeasuredOp> measured_ops;
-    bool topology_known = false;  // gathered on the first plan that needs d, or with the wisdom
+    bool topology_known = false;  // gather_topology_once
     bool links_known = false;     // links calibrated, on the first plan that needs d
     Topology topology;
     LinkCalibration links;
@@ -212,6 +212,10 @@ bool mpi_running();
 // How many communicator states exist in this process (made and not yet freed with their communicator): for
 // tests that check freed communicators leave nothing behind.
 size_t live_comm_states();
+
+// state.topology, gathered on the first call that needs it (collective over state.comm then: every rank asks at the
+// same call): the first plan that needs d, or the wisdom file's job.
+int gather_topology_once(CommState& state);
 
 // Makes the state of `user_comm`: collective over user_comm (it duplicates it, and agrees on the settings that
 // change what ranks do: rank 0's are used everywhere, with one warning per process naming the variables that

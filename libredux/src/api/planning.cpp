@@ -134,8 +134,7 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
         report.costs_source = "environment";
     } else {
         if (!state.links_known) {
-            if (!state.topology_known) REDUX_MPI(gather_topology(state.comm, state.topology));
-            state.topology_known = true;
+            REDUX_MPI(gather_topology_once(state));
             REDUX_MPI(calibrate_links(state.comm, state.topology, {calibration_path(cfg), cfg.calibration_max_age_s},
                                       state.links));
             state.links_known = true;
@@ -588,9 +587,13 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.segments = cached->trees.front().segments;
     cached->wisdom_call = wisdom.call;
     if (wisdom.entry != nullptr) {
-        report.wisdom = start_from_wisdom(*wisdom.entry, *cached) ? "started from" : "names no plan";
-        if (report.wisdom == "names no plan") drop_decision(state, *cached);
-        if (report.wisdom == "started from") report.strategy = wisdom.entry->strategy;
+        const bool started = start_from_wisdom(*wisdom.entry, *cached);
+        report.wisdom = started ? "started from" : "names no plan";
+        if (started) {
+            report.strategy = wisdom.entry->strategy;
+        } else {
+            drop_decision(state, *cached);
+        }
     }
     report.planning_s = MPI_Wtime() - planning_start;
     log_plan(state, *cached, "new plan", true);  // and under auto, its decision when the trials are done

@@ -101,7 +101,7 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
                       lower_bound != 0};
     KeyWisdom wisdom;  // what an earlier job decided for the key (api/wisdom.hpp)
     if (state.config.wisdom && state.plans.count(key) == 0) {
-        REDUX_MPI(key_wisdom(state, key, call.datatype, call.op, wisdom));
+        REDUX_MPI(key_wisdom(state, key, call.op, wisdom));
     }
     // The library's own, on the user's communicator.
     if (wisdom.entry == nullptr && native_before_planning(state, key)) return MPI_SUCCESS;

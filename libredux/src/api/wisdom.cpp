@@ -20,6 +20,7 @@
 #include "mpi/mpi_check.hpp"
 #include "mpi/yielding.hpp"
 #include "plan/family.hpp"
+#include "util/fnv1a.hpp"
 
 #include <redux/version.h>
 
@@ -36,14 +37,6 @@ namespace redux {
 namespace {
 
 constexpr size_t kFlushEvery = 64;
-
-uint64_t fnv1a(const std::string& text, uint64_t hash = 1469598103934665603ull) {
-    for (unsigned char c : text) {
-        hash ^= c;
-        hash *= 1099511628211ull;
-    }
-    return hash;
-}
 
 std::string job_text(const CommState& state) {
     std::vector<int32_t> node_number;  // by node id, in order of first appearance
@@ -97,8 +90,7 @@ const WisdomLoad& file_entries(const std::string& path) {
 
 // Rank 0 reads the file's entries for the communicator's job and broadcasts them (as the file's JSON).
 int load(CommState& state) {
-    if (!state.topology_known) REDUX_MPI(gather_topology(state.comm, state.topology));
-    state.topology_known = true;
+    REDUX_MPI(gather_topology_once(state));
     state.wisdom_job = job_text(state);
     std::string text;
     if (state.rank == 0) {
@@ -130,10 +122,10 @@ int load(CommState& state) {
     return MPI_SUCCESS;
 }
 
-// Rank 0's queue for the file: entries to add, calls of a job to drop.
+// Rank 0's queue for the file: entries to add, entries to drop.
 struct Pending {
     std::vector<WisdomEntry> add;
-    std::vector<std::pair<std::string, std::string>> drop;  // job, call
+    std::vector<WisdomKey> drop;
 };
 std::mutex g_mutex;
 Pending g_pending;
@@ -141,22 +133,9 @@ std::string g_path;
 
 void flush_locked() {
     if (g_path.empty() || (g_pending.add.empty() && g_pending.drop.empty())) return;
-    std::vector<std::string> jobs;
-    for (const auto& [job, call] : g_pending.drop) {
-        if (std::find(jobs.begin(), jobs.end(), job) == jobs.end()) jobs.push_back(job);
-    }
-    if (jobs.empty()) jobs.emplace_back();
     std::string error;
-    bool written = true;
-    for (size_t j = 0; j < jobs.size() && written; ++j) {
-        std::vector<std::string> calls;
-        for (const auto& [job, call] : g_pending.drop) {
-            if (job == jobs[j]) calls.push_back(call);
-        }
-        // The entries to add go with the first write.
-        written = store_wisdom(g_path, j == 0 ? g_pending.add : std::vector<WisdomEntry>{}, jobs[j], calls, error);
-    }
-    if (!written) std::fprintf(stderr, "libredux: %s\n", error.c_str());
+    if (!store_wisdom(g_path, g_pending.add, g_pending.drop, error))
+        std::fprintf(stderr, "libredux: %s\n", error.c_str());
     g_pending = {};
 }
 
@@ -176,7 +155,7 @@ void queue(const CommState& state, Pending change) {
 
 }  // namespace
 
-int key_wisdom(CommState& state, const PlanKey& key, MPI_Datatype, MPI_Op op, KeyWisdom& out) {
+int key_wisdom(CommState& state, const PlanKey& key, MPI_Op op, KeyWisdom& out) {
     out = {};
     if (!state.config.wisdom) return MPI_SUCCESS;
     out.call = call_text(state, key, op);

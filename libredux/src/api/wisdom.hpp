@@ -22,7 +22,7 @@ struct KeyWisdom {
 // communicator rank 0 reads the file and shares the job's entries, and on each key's first call the ranks agree
 // that every one of them found the same entry (a hash of its text), else none is used. Not collective on the
 // key's later calls: the answer is kept until the key is planned.
-int key_wisdom(CommState& state, const PlanKey& key, MPI_Datatype datatype, MPI_Op op, KeyWisdom& out);
+int key_wisdom(CommState& state, const PlanKey& key, MPI_Op op, KeyWisdom& out);
 
 // On rank 0: the decision `cached`'s AutoSelect holds (just made, or re-checked), queued for the file (written at
 // MPI_Finalize, or once enough are queued); a re-check that failed drops the key's entry instead.

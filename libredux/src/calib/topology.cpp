@@ -12,6 +12,7 @@
 
 #include "mpi/mpi_check.hpp"
 #include "mpi/yielding.hpp"
+#include "util/fnv1a.hpp"
 
 #include <hwloc.h>
 
@@ -62,14 +63,6 @@ HostPlace host_place() {
         hwloc_topology_destroy(topo);
     });
     return place;
-}
-
-uint64_t fnv1a(const char* data, size_t size, uint64_t hash = 1469598103934665603ull) {
-    for (size_t i = 0; i < size; ++i) {
-        hash ^= static_cast<unsigned char>(data[i]);
-        hash *= 1099511628211ull;
-    }
-    return hash;
 }
 
 }  // namespace

@@ -155,13 +155,13 @@ WisdomLoad load_wisdom(const std::string& path, const std::string& job) {
     return load;
 }
 
-bool store_wisdom(const std::string& path, const std::vector<WisdomEntry>& add, const std::string& job,
-                  const std::vector<std::string>& drop, std::string& error) {
+bool store_wisdom(const std::string& path, const std::vector<WisdomEntry>& add, const std::vector<WisdomKey>& drop,
+                  std::string& error) {
     return rewrite(
         path,
         [&](std::vector<WisdomEntry>& entries) {
             const auto replaced = [&](const WisdomEntry& e) {
-                if (e.job == job && std::find(drop.begin(), drop.end(), e.call) != drop.end()) return true;
+                if (std::find(drop.begin(), drop.end(), WisdomKey{e.job, e.call}) != drop.end()) return true;
                 return std::any_of(add.begin(), add.end(),
                                    [&](const WisdomEntry& a) { return a.job == e.job && a.call == e.call; });
             };

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace redux {
@@ -42,13 +43,16 @@ struct WisdomLoad {
 // The entries of the file at `path` whose job is `job` (every entry when `job` is empty).
 WisdomLoad load_wisdom(const std::string& path, const std::string& job);
 
-// Adds `add` (an entry of the same job and call replaces the old one) and removes the entries of `job` whose call
-// is in `drop`, keeping the rest of the file, newest first, at most kMaxWisdomEntries. Several processes may
-// store at once: they take turns (a lock on the file's directory) and each one's entries are kept. Writes only a
-// missing file or libredux's own wisdom file; returns false with `error` set when it does not write.
+// An entry's identity: its job and call.
+using WisdomKey = std::pair<std::string, std::string>;
+
+// Adds `add` (an entry of the same job and call replaces the old one) and removes the entries `drop` names,
+// keeping the rest of the file, newest first, at most kMaxWisdomEntries. Several processes may store at once: they
+// take turns (a lock on the file's directory) and each one's entries are kept. Writes only a missing file or
+// libredux's own wisdom file; returns false with `error` set when it does not write.
 constexpr size_t kMaxWisdomEntries = 4096;
-bool store_wisdom(const std::string& path, const std::vector<WisdomEntry>& add, const std::string& job,
-                  const std::vector<std::string>& drop, std::string& error);
+bool store_wisdom(const std::string& path, const std::vector<WisdomEntry>& add, const std::vector<WisdomKey>& drop,
+                  std::string& error);
 
 // Empties libredux's wisdom file at `path` (its format kept); false with `error` set for any other file.
 bool clear_wisdom(const std::string& path, std::string& error);
