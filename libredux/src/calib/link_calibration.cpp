@@ -554,7 +554,7 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
     const double start = MPI_Wtime();
     int rank = 0;
     REDUX_MPI(MPI_Comm_rank(comm, &rank));
-    bool done = false, may_store = false, links_measured = false;
+    bool done = false, may_store = false;
     NodePairTimes file_pairs;
     REDUX_MPI(agree_on_known(comm, topology, out.fits, done));
     out.source = "process";
@@ -562,8 +562,8 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
         REDUX_MPI(read_file(comm, rank, topology, settings, out.fits, file_pairs, done, may_store));
         out.source = "file";
     }
-    if (!done) {
-        links_measured = true;
+    const bool links_measured = !done;
+    if (links_measured) {
         out.source = "measured";
         for (int c = 0; c < kLinkClasses; ++c) {
             if (!topology.present[c]) continue;

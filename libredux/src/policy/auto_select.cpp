@@ -244,8 +244,7 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
             restart_trials();
             return false;
         }
-        passes_through_ =
-            choice_ == Run::native && failures_.root_in_place == nullptr && failures_.root_recv_at_bottom == nullptr;
+        passes_through_ = native_passes_through(choice_);
         baseline_s_ = now > 0 ? now : 1e-12;
         return false;
     }
@@ -293,8 +292,7 @@ void AutoSelect::decide(Run choice, int tree) {
     tree_ = choice == Run::native ? 0 : tree;
     decided_ = true;
     recheck_s_ = 0;
-    passes_through_ =
-        choice == Run::native && failures_.root_in_place == nullptr && failures_.root_recv_at_bottom == nullptr;
+    passes_through_ = native_passes_through(choice);
     baseline_s_ = 0;
     calls_since_decision_ = 0;
     window_.clear();

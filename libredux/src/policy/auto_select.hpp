@@ -258,6 +258,11 @@ public:
 
 private:
     int native_arm() const { return trees_; }  // contenders: trees 0 .. trees_ - 1, then native
+    // Whether a decision for `choice` sends every call of the key to the library's reduce as the caller passes it
+    // (passes_through): native, with no failure known on the key.
+    bool native_passes_through(Run choice) const {
+        return choice == Run::native && failures_.root_in_place == nullptr && failures_.root_recv_at_bottom == nullptr;
+    }
     void restart_trials();
     void decide(Run choice, int tree);
     bool settle(Run choice, int tree);  // decide (true), or first weigh tree-dyn against the choice (false)

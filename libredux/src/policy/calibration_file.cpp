@@ -134,7 +134,7 @@ bool parse_entry(const json& j, CalibrationEntry& entry) {
         const json& row = pairs["one_way_s"][k];
         if (!row.is_array() || row.size() != cells) return false;
         for (const json& v : row) {
-            if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) return false;
+            if (!valid_seconds(v)) return false;
             entry.pairs.one_way_s[k].push_back(v.get<double>());
         }
     }
