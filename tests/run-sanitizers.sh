@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The sanitizer variant of the test command: builds ./build-sanitize against Open MPI with AddressSanitizer and
-# UndefinedBehaviorSanitizer (-DREDUX_SANITIZE=ON) and runs the unit, CLI and MPI tests there. Not part of
+# UndefinedBehaviorSanitizer (-DREDUX_SANITIZE=ON) and runs the unit, CLI and MPI tests there; then the threaded
+# calibration test under ThreadSanitizer (./build-tsan). Not part of
 # tests/run-all.sh (it would add a third build to CI's 2-core run); run it before a release or after touching
 # the executor: about 15 minutes of tests on 2 cores, plus the build. Left out: valgrind (does not mix with
 # ASan), the interposition tests that preload libredux.so or link the installed one into a program built
@@ -31,5 +32,17 @@ start=${SECONDS}
 ctest --test-dir build-sanitize --output-on-failure -j2 --timeout 900 --no-tests=error -LE 'valgrind|cluster' \
     -E '^interpose\.([a-z0-9_]*_preload|foreign_mpi|installed_[a-z0-9_]*)'
 status=$?
+
+# ThreadSanitizer, for what threads run at once: link calibration on several communicators under
+# MPI_THREAD_MULTIPLE (tests/mpi/calibration_threads_test.cpp), in ./build-tsan, that test's target only (a few
+# minutes of build, under a minute of tests). Open MPI is not instrumented: tests/sanitizers/tsan.supp names it.
+tsan=-fsanitize=thread
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS=${tsan} -DCMAKE_CXX_FLAGS=${tsan} \
+    -DCMAKE_EXE_LINKER_FLAGS=${tsan} -DCMAKE_SHARED_LINKER_FLAGS=${tsan} -DREDUX_BUILD_TESTS=ON \
+    -DMPI_C_COMPILER="$(command -v mpicc.openmpi)" -DMPI_CXX_COMPILER="$(command -v mpicxx.openmpi)" \
+    -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.openmpi)" &&
+    cmake --build build-tsan -j"$(nproc)" --target redux_mpi_calibration_threads_test &&
+    TSAN_OPTIONS="suppressions=${PWD}/tests/sanitizers/tsan.supp" ctest --test-dir build-tsan --output-on-failure \
+        -j2 --timeout 600 --no-tests=error -R '^mpi\.calibration_threads\.' || status=1
 echo "run-sanitizers: $( ((status == 0)) && echo passed || echo FAILED ), $((SECONDS - start)) s of tests"
 exit ${status}

@@ -3,7 +3,7 @@
 //  - FamilyShape: P, lg P and the pairs for every rank count up to 20 and a few large ones; the active ranks in
 //    rank order, each standing for an interval of original ranks, the intervals partitioning 0 .. p-1 in order;
 //    bit_reverse a permutation that is its own inverse.
-//  - The exchanges exec/family.cpp makes, simulated on symbols: every rank's contribution is its rank id, a fold
+//  - The exchanges exec/exchanges.cpp makes, simulated on symbols: every rank's contribution is its rank id, a fold
 //    concatenates the two operands' sequences in the order the op is applied. Recursive doubling, recursive halving
 //    (distance doubling, halved block intervals, the lower half kept when bit s of q is 0), its allgather and the
 //    reduce-scatter-block delivery must leave every block as 0, 1, ..., p-1 (a non-commutative op folded in rank
@@ -447,7 +447,7 @@ TEST(FamilyPrediction, MatchesTheTextbookCostsAtPowersOfTwo) {
     }
 }
 
-// The allreduce's halving and allgather, counted in elements as exec/family.cpp cuts the vector
+// The allreduce's halving and allgather, counted in elements as exec/exchanges.cpp cuts the vector
 // (even_block_begin), one piece, no latency: each step costs the larger of what a rank sends and receives,
 // times d, plus what it folds, times c, at the slowest rank. The prediction is that count.
 TEST(FamilyPrediction, ReduceScatterAllreduceIsTheSimulatedElementCount) {
@@ -526,7 +526,7 @@ TEST(FamilyPrediction, MorePiecesNeverCostMoreAndCostsOnlyAdd) {
         const FamilyShape shape(p);
         for (Collective collective : {Collective::allreduce, Collective::reduce_scatter_block}) {
             double previous = predict_reduce_scatter(shape, make_costs(1.0, 0.7), 0.1, 1, collective);
-            for (int32_t pieces = 2; pieces <= kFamilyMostPieces; ++pieces) {
+            for (int32_t pieces = 2; pieces <= kExecLimits.family_most_pieces; ++pieces) {
                 const double t = predict_reduce_scatter(shape, make_costs(1.0, 0.7), 0.1, pieces, collective);
                 EXPECT_LE(t, previous + kEps) << "p = " << p << ", pieces = " << pieces;
                 previous = t;
@@ -593,9 +593,9 @@ TEST(OpPieceBytes, KeepsThePerApplicationCostASmallShare) {
 }
 
 TEST(FamilyPieces, OnePerPieceBytesBetweenOneAndTheMost) {
-    const int64_t piece = kFamilyPieceBytes;
+    const int64_t piece = kExecLimits.family_piece_bytes;
     EXPECT_EQ(piece, 32768);
-    EXPECT_EQ(kFamilyMostPieces, 64);
+    EXPECT_EQ(kExecLimits.family_most_pieces, 64);
     EXPECT_EQ(family_pieces(-1), 1);
     EXPECT_EQ(family_pieces(0), 1);
     EXPECT_EQ(family_pieces(1), 1);
@@ -606,14 +606,15 @@ TEST(FamilyPieces, OnePerPieceBytesBetweenOneAndTheMost) {
     EXPECT_EQ(family_pieces(64 * piece), 64);
     EXPECT_EQ(family_pieces(65 * piece), 64);
     EXPECT_EQ(family_pieces(int64_t{1} << 40), 64);
-    // A floor on the piece above kFamilyPieceBytes makes fewer, longer pieces; one below it changes nothing.
+    // A floor on the piece above kExecLimits.family_piece_bytes makes fewer, longer pieces; one below it changes
+    // nothing.
     EXPECT_EQ(family_pieces(64 * piece, 16 * piece), 4);
     EXPECT_EQ(family_pieces(64 * piece, piece / 2), 64);
     EXPECT_EQ(family_pieces(64 * piece, int64_t{1} << 50), 1);
     for (int64_t bytes = 0; bytes < 20 * 65536; bytes += 4099) {
         const int32_t pieces = family_pieces(bytes);
         EXPECT_GE(pieces, 1);
-        EXPECT_LE(pieces, kFamilyMostPieces);
+        EXPECT_LE(pieces, kExecLimits.family_most_pieces);
     }
 }
 

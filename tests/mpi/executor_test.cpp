@@ -4,8 +4,8 @@
 // transfer, sink -> root (plan/layout.hpp). No tree the builders make needs it (the layout always finds a
 // sink on the root), so the programs are written here by hand: the chain 0 <- 1 <- ... <- n-1 (each rank folds
 // its right neighbour's interval on the right, the result ends on rank 0) and its mirror (ending on rank n-1),
-// run by run_program() for every root, in place or not, unsegmented and in 3 segments (the sink sends each
-// segment to the root, which receives it once its own part of the segment has left), and checked against the
+// run by the executor (redux::execute) for every root, in place or not, unsegmented and in 3 segments (the sink sends
+// each segment to the root, which receives it once its own part of the segment has left), and checked against the
 // rank-order product.
 //
 // ReceiveTogether: a star whose root posts its children's receives one after the other, or all at once as plans
@@ -24,8 +24,8 @@
 // are posted; unsegmented and in segments of one int) is returned and reaches the user's error handler once, and every
 // request the call started has been completed or cancelled when it returns. The other ranks' calls return (small
 // messages are sent eagerly).
-#include "exec/executor.hpp"
 #include "counting_errhandler.hpp"
+#include "exec/execution.hpp"
 #include "mpi/tags.hpp"
 #include "plan/exec_limits.hpp"
 #include "plan/planner.hpp"
@@ -45,6 +45,21 @@
 #include <vector>
 
 namespace {
+
+// Runs a tree program through the executor's entry: `args` completed with the layout and the communicator.
+int run_program(const redux::RankProgram& program, int segments, int rank, redux::ExecCall args,
+                const redux::ElementLayout& layout, MPI_Comm comm, redux::Workspace& workspace,
+                const redux::ExecKnobs& knobs) {
+    redux::ExecPlan plan;
+    plan.program = &program;
+    plan.segments = segments;
+    plan.knobs = knobs;
+    args.layout = layout;
+    args.comm = comm;
+    args.rank = rank;
+    MPI_Comm_size(comm, &args.size);
+    return redux::execute(plan, args, workspace);
+}
 
 // The chain towards `sink_at_zero ? 0 : n - 1`, with the final transfer to `root` when the sink is not the root.
 redux::RankProgram chain_program(int rank, int n, bool sink_at_zero, int root) {
@@ -74,9 +89,9 @@ void expect_rank_order_product(const redux_test::Operand& operand, const redux::
         want(operand.datatype(), count);
     const bool at_root = rank == root;
     operand.fill((in_place && at_root ? recv : send).origin(), count, rank, seed);
-    redux::ReduceArgs args;
+    redux::ExecCall args;
     args.in_place = in_place && at_root;
-    args.sendbuf = args.in_place ? recv.origin() : send.origin();
+    args.input = args.in_place ? recv.origin() : send.origin();
     args.recvbuf = recv.origin();
     args.count = count;
     args.datatype = operand.datatype();
@@ -85,7 +100,7 @@ void expect_rank_order_product(const redux_test::Operand& operand, const redux::
     args.root = root;
     redux::Workspace workspace;
     const auto before = redux_test::request_counts();
-    const int rc = redux::run_program(program, segments, rank, args, layout, comm, workspace, knobs);
+    const int rc = run_program(program, segments, rank, args, layout, comm, workspace, knobs);
     const auto after = redux_test::request_counts();
     EXPECT_EQ(rc, MPI_SUCCESS);
     EXPECT_EQ(after.started - before.started, after.completed - before.completed);
@@ -380,8 +395,8 @@ TEST(TooManyTrees, ReturnsAnErrorAndPostsNothing) {
     for (redux::RankProgram::TreeRole& role : program.more_trees) role.parent = program.parent;
     program.deal = {0, 1};
     std::vector<int> send(4, world.rank + 1), recv(4, 0);
-    redux::ReduceArgs args;
-    args.sendbuf = send.data();
+    redux::ExecCall args;
+    args.input = send.data();
     args.recvbuf = recv.data();
     args.count = 4;
     args.datatype = MPI_INT;
@@ -390,7 +405,7 @@ TEST(TooManyTrees, ReturnsAnErrorAndPostsNothing) {
     ASSERT_EQ(redux::describe_layout(MPI_INT, layout), MPI_SUCCESS);
     redux::Workspace workspace;
     const auto before = redux_test::request_counts();
-    EXPECT_EQ(redux::run_program(program, 4, world.rank, args, layout, world.comm, workspace, {}), MPI_ERR_TAG);
+    EXPECT_EQ(run_program(program, 4, world.rank, args, layout, world.comm, workspace, {}), MPI_ERR_TAG);
     EXPECT_EQ(redux_test::request_counts().started, before.started);
 }
 
@@ -516,8 +531,8 @@ TEST(MidwayError, MultiTreeFailedPostCancelsTheSegmentsPosted) {
     MPI_Comm comm = MPI_COMM_NULL;  // set aside at the end, never freed (sum_with_failure_at_root says why)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     std::vector<int> send(count, rank + 1), recv(count, 0);
-    redux::ReduceArgs args;
-    args.sendbuf = send.data();
+    redux::ExecCall args;
+    args.input = send.data();
     args.recvbuf = recv.data();
     args.count = count;
     args.datatype = MPI_INT;
@@ -529,8 +544,7 @@ TEST(MidwayError, MultiTreeFailedPostCancelsTheSegmentsPosted) {
     const long long injected_before = redux_test::injected_failures();
     if (rank == 0) redux_test::inject_failure(redux_test::Entry::irecv, 1, MPI_ERR_OTHER);
     const auto before = redux_test::request_counts();
-    const int rc =
-        redux::run_program(redux::program_for(plan, rank), plan.segments, rank, args, layout, comm, workspace, {});
+    const int rc = run_program(redux::program_for(plan, rank), plan.segments, rank, args, layout, comm, workspace, {});
     const auto after = redux_test::request_counts();
     redux_test::inject_failure(redux_test::Entry::irecv, -1, MPI_SUCCESS);
     const bool fired = redux_test::injected_failures() > injected_before;

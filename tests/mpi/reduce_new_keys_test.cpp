@@ -1,4 +1,4 @@
-// What a new key costs before its first message (api/planning.hpp): under auto, a key's first
+// What a new key costs before its first message (api/first_calls.hpp): under auto, a key's first
 // AutoSelect::kNativeFirstCalls calls go to the library's own collective unplanned (no plan is made, no calibration,
 // no trial), and the next one plans it; a predefined op on a predefined datatype is timed once per communicator for
 // as many elements as its keys need, so keys of fewer elements plan with the same agreed c(n) = a + b n. Every result

@@ -3,7 +3,9 @@
 // Every rank runs every test. Rank 0 prints gtest's usual report; the other ranks print only their failed
 // assertions, each prefixed with "[rank R]", so a failure on one rank is visible without eight interleaved
 // reports. After the tests the ranks agree on the outcome (the maximum of their return codes), so a failure
-// on any rank makes every rank, and hence mpiexec, exit non-zero.
+// on any rank makes every rank, and hence mpiexec, exit non-zero. Built with REDUX_TEST_THREAD_MULTIPLE
+// (redux_mpi_test_main_threads), it asks MPI for MPI_THREAD_MULTIPLE; tests read what they got from
+// MPI_Query_thread.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -39,7 +41,12 @@ private:
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef REDUX_TEST_THREAD_MULTIPLE
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+#else
     MPI_Init(&argc, &argv);
+#endif
     ::testing::InitGoogleTest(&argc, argv);
 
     int rank = 0;

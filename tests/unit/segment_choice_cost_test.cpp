@@ -1,4 +1,4 @@
-// What choosing a segment count costs (plan/predict/segments.cpp, "Planning time") and the cache of its answers
+// What choosing a segment count costs (plan/predict/segment_search.cpp, "Planning time") and the cache of its answers
 // (plan/predict/choice_cache.hpp). Every rank plans every new key, so the search is bounded by the segments it
 // simulates, whatever the vector's length, and its answer is kept for keys of the same shape:
 //   - on long vectors (the worst case: a calibrated curve, a small latency, 16 and 64 ranks, every homogeneous

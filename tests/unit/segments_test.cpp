@@ -417,8 +417,8 @@ TEST(SegmentChoice, FindsTheMinimumOfEveryCount) {
                             request.elements = g.elements;
                             request.latency_s = latency;
                             request.recv_window = window;
-                            // the two-tree's predictions take up to two dozen passes each (segments.cpp): its
-                            // count against every count stops at 100 elements
+                            // the two-tree's predictions take up to two dozen passes each
+                            // (multi_tree_segments.hpp): its count against every count stops at 100 elements
                             if (strategy == Strategy::two_tree && g.elements > 100) continue;
                             const Plan plan = make_plan(request);
                             const SegmentChoice choice = choose_segments(plan);
@@ -465,8 +465,8 @@ TEST(SegmentChoice, FindsTheMinimumOfEveryCount) {
 // A curve with a protocol step (eager messages up to 63 KiB at 1.0, a rendezvous from 64 KiB at 3.0): the prediction
 // jumps down at the count whose segments fit under the step, past the minimum of the convex part that the coarse scan
 // and the ternary search find. The choice has its segments under the step, and its prediction is the minimum over
-// every count within 0.5 %: the search simulates at most kSearchSegments segments per rank (segments.cpp), and here
-// the minimum lies among the hundreds of counts near it, which it samples.
+// every count within 0.5 %: the search simulates at most kSearchSegments segments per rank (segment_search.cpp), and
+// here the minimum lies among the hundreds of counts near it, which it samples.
 TEST(SegmentChoice, FindsTheCountUnderAProtocolStep) {
     LinkFit curve =
         fit_link({{8, 1.0}, {32 << 10, 1.0}, {63 << 10, 1.05}, {64 << 10, 3.0}, {256 << 10, 3.3}, {4 << 20, 10.0}});

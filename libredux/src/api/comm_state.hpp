@@ -5,8 +5,8 @@
 #include "calib/compute_cost.hpp"
 #include "calib/link_calibration.hpp"
 #include "calib/topology.hpp"
-#include "exec/executor.hpp"
-#include "exec/family.hpp"
+#include "exec/exchanges.hpp"
+#include "exec/workspace.hpp"
 #include "mpi/element_buffer.hpp"
 #include "plan/planner.hpp"
 #include "policy/auto_select.hpp"
@@ -83,13 +83,12 @@ struct CachedPlan {
     // [0]: the strategy asked for, or the model's choice; under auto, its runners-up after it (plan/select.hpp),
     // which auto measures too. Never empty.
     std::vector<PlannedTree> trees;
-    Workspace workspace;              // shared by the trees: one runs at a time
+    Workspace workspace;              // the executor's, shared by the trees: one runs at a time
     AutoSelect auto_select;           // REDUX_ALGORITHM=auto only: which tree runs, or native
     PlanReport report;                // for the decision log
     std::vector<char> in_place_copy;  // the root's data, when auto runs native from a copy (auto_select.hpp)
     std::vector<char> recv_copy;      // the root's result, when auto runs native into a buffer of its own
     std::vector<char> pack_scratch;   // for copying recv_copy into place
-    FamilyScratch family_scratch;     // MPI_Allreduce and MPI_Reduce_scatter_block's scratch vectors
     std::string wisdom_call;          // the key in the wisdom file (api/wisdom.hpp); empty: its decisions not kept
 };
 
@@ -173,9 +172,9 @@ struct CommState {
     PlanKey last_key;                // the plan of the previous call: a repeated call skips the map
     CachedPlan* last_plan = nullptr;
     RecentCalls recent_calls;
-    std::map<PlanKey, int> calls_before_plan;  // auto's keys not planned yet: their calls so far (planning.hpp)
+    std::map<PlanKey, int> calls_before_plan;  // auto's keys not planned yet: their calls so far (first_calls.hpp)
     // c of a predefined op on a predefined datatype, as measured (and agreed) for an earlier key, and the elements
-    // it was measured on (planning.cpp): a key that would measure no more elements takes it.
+    // it was measured on (planning_costs.cpp): a key that would measure no more elements takes it.
     struct MeasuredOp {
         OpCost cost;
         int sample = 0;

@@ -1,5 +1,6 @@
 // From a call's key to its cached plan: costs (the call's, the environment's, or calibrated), the strategy,
-// the per-rank program, the decision log. See planning.cpp.
+// the per-rank program, the decision log. See planning.cpp; a key's first calls, before it is planned, are
+// first_calls.hpp's.
 #pragma once
 
 #include "api/comm_state.hpp"
@@ -15,12 +16,6 @@ namespace redux {
 // cost it kept, and starts from its decision.
 int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Datatype datatype, MPI_Op op,
              const ElementLayout& layout, const KeyWisdom& wisdom, CachedPlan*& plan);
-
-// Under auto, whether this call of `key` goes to the MPI library's own collective, on the user's communicator,
-// before the key is planned: its first AutoSelect::kNativeFirstCalls calls, where the library's collective is not
-// known to fail on the key (policy/native_failures.hpp). Not collective, and the same answer on every rank: it counts
-// the key's calls, which every rank makes alike.
-bool native_before_planning(CommState& state, const PlanKey& key);
 
 // On rank 0: with REDUX_VERBOSE, plan.report in words on stderr ("libredux: <what> ..."); when `to_file`, as a
 // JSON line to REDUX_REPORT (event = what).

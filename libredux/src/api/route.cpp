@@ -14,12 +14,13 @@
 //      settings every rank agrees on (rank 0's; comm_state.cpp), which can still say native.
 //   7. Everything else: the plan for the call's key (collective, root, count, type layout, commutativity,
 //      strategy, the call's costs), made and cached on first use (planning.cpp); under auto, after the key's
-//      first calls, which go to the library's own (native_before_planning), unless the wisdom file holds the
-//      key's decision (wisdom.hpp): then at once, starting from it.
+//      first calls, which go to the library's own (native_before_planning, first_calls.cpp), unless the wisdom file
+//      holds the key's decision (wisdom.hpp): then at once, starting from it.
 // MPI_Allreduce and MPI_Reduce_scatter_block take the same steps with root 0, their own buffer rules
 // (misplaced_buffers) and, for the latter, a whole vector (size x recvcount) that must fit an int.
 #include "api/route.hpp"
 
+#include "api/first_calls.hpp"
 #include "api/mpi_identity.h"
 #include "api/planning.hpp"
 #include "api/wisdom.hpp"

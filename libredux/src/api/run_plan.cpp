@@ -21,6 +21,7 @@
 
 #include "api/planning.hpp"
 #include "api/wisdom.hpp"
+#include "exec/execution.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/yielding.hpp"
 
@@ -37,75 +38,29 @@ redux_call_info planned_info(const CachedPlan& cached, const PlannedTree& tree) 
     return {1, tree.algorithm(), cached.costs.transfer_s, cached.costs.compute_s, tree.predicted_s, tree.segments};
 }
 
-// MPI_Allreduce or MPI_Reduce_scatter_block as `planned` says: a family algorithm (exec/family.hpp), or its tree's
-// reduction to rank 0 and then the result spread from there.
-int run_family(const ReduceCall& call, const Route& route, const PlannedTree& planned) {
-    const CommState& state = *route.state;
-    CachedPlan& cached = *route.plan->plan;
-    const ElementLayout& layout = route.plan->layout;
-    FamilyArgs a;
-    a.collective = call.collective;
-    a.root = call.root;
-    a.in_place = call.sendbuf == MPI_IN_PLACE;
-    a.input = a.in_place ? call.recvbuf : call.sendbuf;
-    a.recvbuf = call.recvbuf;
-    a.count = call.count;
-    a.datatype = call.datatype;
-    a.op = call.op;
-    a.commutative = route.plan->commutative;
-    a.chunk_bytes = cached.knobs.chunk_bytes;
-    a.least_piece_bytes = cached.op_piece_bytes;
-    FamilyScratch& scratch = cached.family_scratch;
-    switch (planned.family) {
-        case FamilyAlgorithm::recursive_doubling:
-            return run_recursive_doubling(a, layout, state.comm, state.rank, state.size, scratch);
-        case FamilyAlgorithm::reduce_scatter:
-            return run_reduce_scatter(a, layout, state.comm, state.rank, state.size, scratch);
-        case FamilyAlgorithm::tree_dyn:
-            return run_tree_dyn(a, layout, state.comm, state.rank, state.size, scratch, planned.batches);
-        case FamilyAlgorithm::tree:
-            break;
-    }
-    ReduceArgs args;
-    args.root = 0;
-    args.count = a.total(state.size);
-    args.datatype = call.datatype;
-    args.op = call.op;
-    args.commutative = a.commutative;
-    args.sendbuf = a.input;
-    // Rank 0's reduction of the whole vector: in recvbuf for an allreduce; for a reduce-scatter-block in scratch,
-    // in place too, where recvbuf's blocks after rank 0's own are input that the call leaves as it found them.
-    void* result = nullptr;
-    if (state.rank == 0) {
-        const bool whole_in_recvbuf = call.collective == Collective::allreduce;
-        args.in_place = a.in_place && whole_in_recvbuf;
-        result = whole_in_recvbuf ? call.recvbuf : scratch.ensure(layout, args.count, 1)[0];
-        args.recvbuf = result;
-    }
-    REDUX_MPI(run_program(planned.program, planned.segments, state.rank, args, layout, state.comm, cached.workspace,
-                          cached.knobs));
-    return run_spread(a, result, planned.spread, layout, state.comm, state.rank, scratch);
-}
-
 // Runs tree `tree` of the key's trees (0: the strategy asked for or the model's choice).
 int run_tree(const ReduceCall& call, const Route& route, int tree) {
     const CommState& state = *route.state;
     CachedPlan& cached = *route.plan->plan;
     const PlannedTree& planned = cached.trees[static_cast<size_t>(tree)];
-    if (call.collective != Collective::reduce || planned.family != FamilyAlgorithm::tree) {
-        return run_family(call, route, planned);
-    }
-    ReduceArgs args;
-    args.in_place = state.rank == call.root && call.sendbuf == MPI_IN_PLACE;
-    args.sendbuf = args.in_place ? call.recvbuf : call.sendbuf;
-    args.recvbuf = call.recvbuf;
-    args.count = call.count;
-    args.datatype = call.datatype;
-    args.op = call.op;
-    args.commutative = route.plan->commutative;
-    args.root = call.root;
-    return run_program(planned.program, planned.segments, state.rank, args, route.plan->layout, state.comm,
-                       cached.workspace, cached.knobs);
+    const ExecPlan plan{planned.family,   &planned.program, planned.segments,     &planned.spread,
+                        &planned.batches, cached.knobs,     cached.op_piece_bytes};
+    ExecCall e;
+    e.collective = call.collective;
+    e.root = call.root;
+    // MPI_Reduce: only the root's MPI_IN_PLACE counts
+    e.in_place = call.sendbuf == MPI_IN_PLACE && (call.collective != Collective::reduce || state.rank == call.root);
+    e.input = e.in_place ? call.recvbuf : call.sendbuf;
+    e.recvbuf = call.recvbuf;
+    e.count = call.count;
+    e.datatype = call.datatype;
+    e.op = call.op;
+    e.commutative = route.plan->commutative;
+    e.layout = route.plan->layout;
+    e.comm = state.comm;
+    e.rank = state.rank;
+    e.size = state.size;
+    return execute(plan, e, cached.workspace);
 }
 
 // The root's data copied into the key's kept buffer (allocated once), as a send buffer for the library's reduce.

@@ -36,68 +36,49 @@
 
 namespace redux {
 
-bool build_lanes(const RankProgram& program, int32_t segments, const CallShape& call, LaneProgram& out) {
-    const int32_t trees = program.trees();
-    if (trees > tags::kMostTrees) return false;
-    const bool result_transfer = program.send_result_to >= 0 || program.receive_result_from >= 0;
-    const bool per_child = trees > 1 && !program.deal.empty() && !result_transfer;
-    out.lanes.clear();
-    out.pools.clear();
-    out.rings.clear();
-    out.child_posted.clear();
-    out.child_next.clear();
-    out.child_ring.clear();
-    out.trees = trees;
-    out.segments = segments;
-    out.result_from = call.rank == call.root ? program.receive_result_from : -1;
-    out.stream_receives = 0;
-    out.pools.push_back({});  // the stream's
-    int32_t most_children = 0, source = -1;
-    bool one_source = true;
-    for (int32_t t = 0; t < trees; ++t) {
-        Lane& lane = out.lanes.emplace_back();
-        lane.tree = t;
-        lane.tag = tags::tree(t);
-        const std::vector<ChildStep>& children = program.children_in(t);
-        lane.children = children.data();
-        lane.child_count = static_cast<int32_t>(children.size());
-        const int32_t parent = program.parent_in(t);
-        if (parent >= 0) {
-            lane.end = LaneEnd::parent;
-            lane.send_to = parent;
-            lane.send_tag = lane.tag;
-        } else if (program.send_result_to >= 0) {
-            lane.end = LaneEnd::result;
-            lane.send_to = program.send_result_to;
-            lane.send_tag = tags::kResult;
-        } else if (call.rank == call.root) {
-            lane.end = LaneEnd::keep;
-        }
-        lane.root_direct = lane.end == LaneEnd::keep && !call.in_place;
-        if (trees == 1) {
-            lane.segments = segments;
-        } else if (lane.end != LaneEnd::none) {
-            lane.first_segment = segments;
-            for (int32_t j = segments - 1; j >= 0; --j) {
-                if (program.tree_of(j) != t) continue;
-                lane.first_segment = j;
-                ++lane.segments;
-            }
-        }
-        if (lane.segments == 0) lane.child_count = 0;  // dealt nothing: it receives nothing
-        lane.next_fold = lane.first_segment;
-        lane.receives = per_child ? Receives::per_child : Receives::stream;
-        if (lane.receives == Receives::stream) {
-            out.stream_receives += static_cast<int64_t>(lane.segments) * lane.child_count;
-            most_children = std::max(most_children, lane.child_count);
-            for (const ChildStep& child : children) {
-                if (source < 0) source = child.rank;
-                one_source = one_source && child.rank == source;
-            }
+namespace {
+
+// Lane t's tree, end, segments and receives (its requests and scratch come later: lay_out_requests).
+Lane make_lane(const RankProgram& program, int32_t t, int32_t segments, const CallShape& call, bool per_child) {
+    Lane lane;
+    lane.tree = t;
+    lane.tag = tags::tree(t);
+    const std::vector<ChildStep>& children = program.children_in(t);
+    lane.children = children.data();
+    lane.child_count = static_cast<int32_t>(children.size());
+    const int32_t parent = program.parent_in(t);
+    if (parent >= 0) {
+        lane.end = LaneEnd::parent;
+        lane.send_to = parent;
+        lane.send_tag = lane.tag;
+    } else if (program.send_result_to >= 0) {
+        lane.end = LaneEnd::result;
+        lane.send_to = program.send_result_to;
+        lane.send_tag = tags::kResult;
+    } else if (call.rank == call.root) {
+        lane.end = LaneEnd::keep;
+    }
+    lane.root_direct = lane.end == LaneEnd::keep && !call.in_place;
+    if (program.trees() == 1) {
+        lane.segments = segments;
+    } else if (lane.end != LaneEnd::none) {
+        lane.first_segment = segments;
+        for (int32_t j = segments - 1; j >= 0; --j) {
+            if (program.tree_of(j) != t) continue;
+            lane.first_segment = j;
+            ++lane.segments;
         }
     }
+    if (lane.segments == 0) lane.child_count = 0;  // dealt nothing: it receives nothing
+    lane.next_fold = lane.first_segment;
+    lane.receives = per_child ? Receives::per_child : Receives::stream;
+    return lane;
+}
 
-    // The stream.
+// The stream's posting and window, and its pool of scratch slots. `most_children`: the most a stream lane has;
+// `one_source`: every stream receive comes from one rank.
+void lay_out_stream(const RankProgram& program, const CallShape& call, int32_t most_children, bool one_source,
+                    LaneProgram& out) {
     const int64_t ahead = std::max<int64_t>(1, std::min<int64_t>(call.recv_window, out.stream_receives));
     if (program.receive_together) {
         out.stream_posting = StreamPosting::together;
@@ -111,8 +92,11 @@ bool build_lanes(const RankProgram& program, int32_t segments, const CallShape& 
     out.stream_ring = 1;
     while (out.stream_ring < out.stream_window) out.stream_ring *= 2;
     out.pools[0].size = most_children > 0 ? out.stream_window + 2 : 0;
+}
 
-    // Requests and scratch.
+// Requests and scratch: the stream's ring, the per_child lanes' rings and pools, the send rings, the root's
+// result receives.
+void lay_out_requests(const CallShape& call, int32_t segments, LaneProgram& out) {
     const int32_t send_window = kExecLimits.send_window;
     const int32_t lane_window = std::max(call.recv_window, kExecLimits.lane_window);
     int requests = out.stream_ring, slots = out.pools[0].size;
@@ -132,7 +116,7 @@ bool build_lanes(const RankProgram& program, int32_t segments, const CallShape& 
     }
     // Send rings: one per per_child lane; in the stream, one for the finished segments of every lane and one for
     // the own segments of lanes without children, or one for all where the segments go in turn.
-    out.in_turn = out.result_from >= 0 && trees > 1;
+    out.in_turn = out.result_from >= 0 && out.trees > 1;
     int stream_ring = -1, own_ring = -1;
     auto new_ring = [&](int pool) {
         out.rings.push_back({requests, pool, 0, 0});
@@ -154,6 +138,40 @@ bool build_lanes(const RankProgram& program, int32_t segments, const CallShape& 
     out.requests = requests;
     out.slots = slots;
     for (SlotPool& pool : out.pools) pool.free = pool.size;
+}
+
+}  // namespace
+
+bool build_lanes(const RankProgram& program, int32_t segments, const CallShape& call, LaneProgram& out) {
+    const int32_t trees = program.trees();
+    if (trees > tags::kMostTrees) return false;
+    const bool result_transfer = program.send_result_to >= 0 || program.receive_result_from >= 0;
+    const bool per_child = trees > 1 && !program.deal.empty() && !result_transfer;
+    out.lanes.clear();
+    out.pools.clear();
+    out.rings.clear();
+    out.child_posted.clear();
+    out.child_next.clear();
+    out.child_ring.clear();
+    out.trees = trees;
+    out.segments = segments;
+    out.result_from = call.rank == call.root ? program.receive_result_from : -1;
+    out.stream_receives = 0;
+    out.pools.push_back({});  // the stream's
+    int32_t most_children = 0, source = -1;
+    bool one_source = true;
+    for (int32_t t = 0; t < trees; ++t) {
+        const Lane& lane = out.lanes.emplace_back(make_lane(program, t, segments, call, per_child));
+        if (lane.receives != Receives::stream) continue;
+        out.stream_receives += static_cast<int64_t>(lane.segments) * lane.child_count;
+        most_children = std::max(most_children, lane.child_count);
+        for (const ChildStep& child : program.children_in(t)) {
+            if (source < 0) source = child.rank;
+            one_source = one_source && child.rank == source;
+        }
+    }
+    lay_out_stream(program, call, most_children, one_source, out);
+    lay_out_requests(call, segments, out);
     return true;
 }
 

@@ -63,7 +63,7 @@ struct LinkFit {
     double flight_s = 0;
     std::vector<PingSample> flight_points = {};
     // A call's own cost (model/costs.hpp, Costs::call_s): what one call of the MPI library's reduce of 8 B between
-    // the pair took beyond d, the median of calls from a common start or made in turns (calib/link_calibration.cpp,
+    // the pair took beyond d, the median of calls from a common start or made in turns (calib/call_timing.cpp,
     // time_call); 0 when not measured.
     double call_s = 0;
 

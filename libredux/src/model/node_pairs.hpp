@@ -11,14 +11,14 @@
 namespace redux {
 
 // The sizes every pair of nodes is measured at, increasing: sizes the link classes are measured at too
-// (calib/link_calibration.cpp), so that a pair's time and the class's are of the same kind of message. 64 KiB:
+// (calib/ping_pong.cpp), so that a pair's time and the class's are of the same kind of message. 64 KiB:
 // there Open MPI's TCP transport switches from eager sends to a rendezvous, one round trip more, a step that a
 // line from 32 to 256 KiB smooths away. 8 KiB: over TCP d is flat from 8 B to some size and then climbs, and a
 // line from 8 B to 32 KiB puts 8 KiB above the flat part, which a root receiving from many nodes would pay for
 // every message.
 constexpr std::array<size_t, 5> kPairBytes{8, size_t{8} << 10, size_t{32} << 10, size_t{64} << 10, size_t{256} << 10};
 
-// One-way times between the nodes' leaders, measured (calib/link_calibration.cpp, measure_node_pairs). Nodes by
+// One-way times between the nodes' leaders, measured (calib/link_calibration.cpp, node_pairs). Nodes by
 // index 0 .. n-1; node_ids[k] is the RankPlace::node of index k (the lowest rank on it), increasing.
 struct NodePairTimes {
     std::vector<int32_t> node_ids;

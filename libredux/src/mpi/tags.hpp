@@ -13,7 +13,7 @@ namespace redux::tags {
 
 // start_together_yielding (mpi/yielding.cpp): "I have come" and "go".
 constexpr int kStart = 1;
-// Link calibration (calib/link_calibration.cpp): its round trips.
+// Link calibration (calib/ping_pong.cpp): its round trips.
 constexpr int kPing = 2;
 // The executor: the sink's result on its way to the root (a non-commutative plan whose sink is not the root).
 constexpr int kResult = 3;
@@ -21,7 +21,7 @@ constexpr int kResult = 3;
 // (its result broadcast down the tree).
 constexpr int kFamily = 4;
 constexpr int kSpread = 5;
-// The op's compute cost (api/planning.cpp): rank 1's data to rank 0, which times the op on the two.
+// The op's compute cost (api/planning_costs.cpp): rank 1's data to rank 0, which times the op on the two.
 constexpr int kOpSample = 6;
 // Tree-dyn (exec/family.cpp): a rank's "I am idle" to the root, the root's orders (send to, receive from), and the
 // partial results between the pairs.

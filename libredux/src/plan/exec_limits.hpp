@@ -1,4 +1,4 @@
-// The executor's constants (exec/executor.cpp), in one place where the planner reads them too. No MPI.
+// The executor's constants (exec/), in one place where the planner reads them too. No MPI.
 //
 // The planner predicts a plan with the executor's behaviour in mind: program_for (plan/planner.cpp) asks for every
 // child's receive posted at once (RankProgram::receive_together) only where the scratch that takes fits within
@@ -26,6 +26,16 @@ struct ExecLimits {
     // Receives posted together (RankProgram::receive_together) take one scratch buffer of the vector per child:
     // a plan asks for them only where children x vector bytes stay within this.
     int64_t together_bytes = int64_t{16} << 20;
+    // Receives a rank posts ahead into scratch slots of one segment: ExecKnobs::recv_window's default, and the
+    // plans' (PlanRequest::recv_window).
+    int32_t recv_window = 2;
+    // Recursive halving sends each step's half in pieces of this many bytes (under the eager limits of Open MPI
+    // and MPICH), at most family_most_pieces of them (family_pieces, plan/family.hpp).
+    int64_t family_piece_bytes = int64_t{32} << 10;
+    int32_t family_most_pieces = 64;
+    // Tree-dyn makes a scratch buffer for every rank at its first call where they take at most this many bytes
+    // together: a rank can be told to receive from all the others.
+    int64_t tree_dyn_prepared_bytes = int64_t{1} << 20;
 };
 
 inline constexpr ExecLimits kExecLimits{};

@@ -1,6 +1,8 @@
 // Shapes and predictions of the reduction family (family.hpp).
 #include "plan/family.hpp"
 
+#include "plan/exec_limits.hpp"
+
 #include "plan/planner.hpp"
 
 #include <algorithm>
@@ -159,8 +161,8 @@ double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const
 }
 
 int32_t family_pieces(int64_t bytes, int64_t least_piece_bytes) {
-    const int64_t piece_bytes = std::max(kFamilyPieceBytes, least_piece_bytes);
-    return static_cast<int32_t>(std::clamp<int64_t>(bytes / piece_bytes, 1, kFamilyMostPieces));
+    const int64_t piece_bytes = std::max(kExecLimits.family_piece_bytes, least_piece_bytes);
+    return static_cast<int32_t>(std::clamp<int64_t>(bytes / piece_bytes, 1, kExecLimits.family_most_pieces));
 }
 
 }  // namespace redux

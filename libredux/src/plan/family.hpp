@@ -1,6 +1,6 @@
 // The reduction family beyond MPI_Reduce, as the planner sees it: which collective a call is, the shapes of the
 // exchanges the non-tree algorithms make, and what the cost model predicts for each. No MPI. The executor
-// (exec/family.cpp) runs exactly these shapes.
+// (exec/exchanges.cpp) builds exactly these shapes.
 //
 // Recursive doubling and recursive halving need a power of two of ranks. With p ranks and P the largest power of
 // two <= p, the first 2 (p - P) ranks pair up: the even rank of each pair sends its vector to the odd one, which
@@ -40,7 +40,7 @@ std::string_view family_name(FamilyAlgorithm algorithm);   // "tree" for the tre
 redux_algorithm public_family(FamilyAlgorithm algorithm);  // not for the tree
 std::string_view collective_name(Collective collective);   // "reduce", "allreduce", "reduce_scatter_block"
 
-// Tree-dyn's batches (exec/family.hpp, run_tree_dyn): holders of partial results idle together, all known to the
+// Tree-dyn's batches (exec/tree_dyn.hpp): holders of partial results idle together, all known to the
 // matchmaker at once, are combined along the tree the planner makes for that many ranks under the call's costs
 // (the optimal tree of Canon & Antoniu; ranks that arrive together then cost what the static tree does, and the
 // two small messages of the matchmaking). parents(k)[i] is the position of the parent of the i-th of k holders
@@ -97,10 +97,8 @@ double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const
                                 int32_t depth, int32_t fan_out, int32_t segments, Collective collective);
 
 // The messages a step of recursive halving is cut into, for `bytes` of the step's half: one per
-// kFamilyPieceBytes, or per `least_piece_bytes` where that is more (the op's per-application cost makes pieces
-// longer: op_piece_bytes, plan/exec_limits.hpp), at most kFamilyMostPieces, at least one.
+// ExecLimits::family_piece_bytes, or per `least_piece_bytes` where that is more (the op's per-application cost makes
+// pieces longer: op_piece_bytes, plan/exec_limits.hpp), at most ExecLimits::family_most_pieces, at least one.
 int32_t family_pieces(int64_t bytes, int64_t least_piece_bytes = 0);
-constexpr int64_t kFamilyPieceBytes = int64_t{32} << 10;  // under the eager limits of Open MPI and MPICH
-constexpr int32_t kFamilyMostPieces = 64;
 
 }  // namespace redux

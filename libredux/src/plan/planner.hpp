@@ -10,6 +10,7 @@
 #include "model/costs.hpp"
 #include "model/hetero_costs.hpp"
 #include "model/link_costs.hpp"
+#include "plan/exec_limits.hpp"
 #include "plan/strategy.hpp"
 #include "plan/tree.hpp"
 
@@ -58,8 +59,10 @@ struct PlanRequest {
     // the line (plan/predict/segments.cpp).
     std::shared_ptr<const LinkFit> segment_curve = nullptr;
     int64_t element_bytes = 0;
-    int32_t segments = 1;     // >= 1: that many (at most `elements`); 0: the count the model predicts fastest
-    int32_t recv_window = 2;  // receives a rank posts ahead, scratch slots of one segment (the executor's knob, >= 1)
+    int32_t segments = 1;  // >= 1: that many (at most `elements`); 0: the count the model predicts fastest
+    int32_t recv_window =
+        kExecLimits
+            .recv_window;  // receives a rank posts ahead, scratch slots of one segment (the executor's knob, >= 1)
     // Whether segments see the time in flight (costs.flight_s, L_ij): a message on a network is on its way while
     // the receiver takes the one before it. Between ranks of one node the "flight" calibration finds is waiting
     // to be scheduled, which segments do not hide (8 ranks on 2 cores: 64 segments predicted at 0.13 ms took

@@ -6,6 +6,7 @@
 
 #include "model/link_costs.hpp"
 #include "model/node_pairs.hpp"
+#include "plan/exec_limits.hpp"
 #include "plan/planner.hpp"
 
 #include <array>
@@ -39,8 +40,8 @@ struct SelectionInput {
     std::shared_ptr<const LinkFit> segment_curve = nullptr;
     int64_t element_bytes = 0;
     int32_t segments = 1;
-    int32_t recv_window = 2;     // the executor's receive window (ExecKnobs::recv_window)
-    bool segment_flight = true;  // PlanRequest::segment_flight
+    int32_t recv_window = kExecLimits.recv_window;  // the executor's receive window (ExecKnobs::recv_window)
+    bool segment_flight = true;                     // PlanRequest::segment_flight
 };
 
 struct Candidate {

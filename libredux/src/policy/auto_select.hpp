@@ -104,7 +104,7 @@ public:
     static constexpr double kSpreadFactor = 1.0;
     static constexpr double kDynamicMargin =
         0.9;  // in place: tree-dyn's median below 0.9x, mean below 1/0.9x the choice's
-    // A key's first calls go to the library's own collective before the key is planned or tried (api/planning.hpp,
+    // A key's first calls go to the library's own collective before the key is planned or tried (api/first_calls.hpp,
     // native_before_planning): a key called once or twice (set-up, a check, a test of every count) costs nothing.
     static constexpr int kNativeFirstCalls = 2;
     // The most calls before a decision, whatever the trees and the trials: the first calls, trials, a confirmation,

@@ -59,6 +59,34 @@ std::string apply_seconds(const char* name, const char* v, std::optional<double>
     return "";
 }
 
+// REDUX_ALGORITHM into cfg.algorithm: auto, native, a tree or a family algorithm.
+std::string apply_algorithm(Config& cfg, const char* a) {
+    const std::optional<Strategy> strategy = parse_strategy(a);
+    if (!std::strcmp(a, "auto"))
+        cfg.algorithm = REDUX_ALGORITHM_AUTO;
+    else if (!std::strcmp(a, "native"))
+        cfg.algorithm = REDUX_ALGORITHM_NATIVE;
+    else if (strategy && library_strategy(strategy_info(*strategy)))
+        cfg.algorithm = public_algorithm(*strategy);
+    else if (const std::optional<FamilyAlgorithm> family = parse_family(a))
+        cfg.algorithm = public_family(*family);
+    else
+        return std::string("REDUX_ALGORITHM=") + a + " is not one of auto, native, " +
+               strategy_names(", ", library_strategy) + ", recursive-doubling, reduce-scatter";
+    return "";
+}
+
+// cfg.algorithm as REDUX_ALGORITHM names it.
+std::string show_algorithm(const Config& cfg) {
+    if (cfg.algorithm == REDUX_ALGORITHM_AUTO) return "auto";
+    if (cfg.algorithm == REDUX_ALGORITHM_NATIVE) return "native";
+    const std::optional<Strategy> strategy = strategy_of(cfg.algorithm);
+    if (const std::optional<FamilyAlgorithm> family = family_of(cfg.algorithm)) {
+        return std::string(family_name(*family));
+    }
+    return strategy ? std::string(strategy_name(*strategy)) : std::to_string(cfg.algorithm);
+}
+
 // The table. Its order is parse_config's (which problem is reported first) and redux-info's.
 std::vector<SettingInfo> make_settings_table() {
     return {
@@ -66,30 +94,7 @@ std::vector<SettingInfo> make_settings_table() {
          "auto, native, " + strategy_names(", ", library_strategy) + ", recursive-doubling, reduce-scatter, tree-dyn",
          "the algorithm to plan (a tree; recursive-doubling and reduce-scatter: MPI_Allreduce and "
          "MPI_Reduce_scatter_block only); native: every call goes to the MPI library's own",
-         [](Config& cfg, const char* a) -> std::string {
-             const std::optional<Strategy> strategy = parse_strategy(a);
-             if (!std::strcmp(a, "auto"))
-                 cfg.algorithm = REDUX_ALGORITHM_AUTO;
-             else if (!std::strcmp(a, "native"))
-                 cfg.algorithm = REDUX_ALGORITHM_NATIVE;
-             else if (strategy && library_strategy(strategy_info(*strategy)))
-                 cfg.algorithm = public_algorithm(*strategy);
-             else if (const std::optional<FamilyAlgorithm> family = parse_family(a))
-                 cfg.algorithm = public_family(*family);
-             else
-                 return std::string("REDUX_ALGORITHM=") + a + " is not one of auto, native, " +
-                        strategy_names(", ", library_strategy) + ", recursive-doubling, reduce-scatter";
-             return "";
-         },
-         [](const Config& cfg) -> std::string {
-             if (cfg.algorithm == REDUX_ALGORITHM_AUTO) return "auto";
-             if (cfg.algorithm == REDUX_ALGORITHM_NATIVE) return "native";
-             const std::optional<Strategy> strategy = strategy_of(cfg.algorithm);
-             if (const std::optional<FamilyAlgorithm> family = family_of(cfg.algorithm)) {
-                 return std::string(family_name(*family));
-             }
-             return strategy ? std::string(strategy_name(*strategy)) : std::to_string(cfg.algorithm);
-         }},
+         apply_algorithm, show_algorithm},
         {"REDUX_D", "seconds >= 0", "transfer cost to plan with (unset: measured per link class)",
          [](Config& cfg, const char* v) { return apply_seconds("REDUX_D", v, cfg.transfer_s); },
          [](const Config& cfg) -> std::string { return cfg.transfer_s ? show_seconds(*cfg.transfer_s) : "measured"; }},

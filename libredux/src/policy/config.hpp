@@ -2,6 +2,7 @@
 // reads it once per process (api/process_config.cpp).
 #pragma once
 
+#include "plan/exec_limits.hpp"
 #include "redux/algorithms.h"
 
 #include <cstddef>
@@ -14,8 +15,8 @@ namespace redux {
 
 // Knobs of the executor that a plan request can set (tests force tiny chunks and a single receive buffer).
 struct ExecKnobs {
-    int recv_window = 2;                   // receives posted ahead of the fold (>= 1)
-    size_t chunk_bytes = size_t{1} << 16;  // the op is applied this many bytes at a time, polling in between
+    int recv_window = kExecLimits.recv_window;  // receives posted ahead of the fold (>= 1)
+    size_t chunk_bytes = size_t{1} << 16;       // the op is applied this many bytes at a time, polling in between
     // REDUX_CHUNK_BYTES was set: chunk_bytes as given; otherwise a plan may make chunks longer, where the op's cost per
     // application asks for it (op_piece_bytes, plan/exec_limits.hpp)
     bool chunk_bytes_asked = false;

@@ -77,7 +77,10 @@ std::string report_json(const PlanReport& r, const char* what) {
     return j.dump();
 }
 
-std::string report_words(const PlanReport& r, const char* what) {
+namespace {
+
+// The key and its costs: "libredux: <what> for comm_size=... root=... d=... c=...", and what qualifies them.
+std::string key_and_costs_words(const PlanReport& r, const char* what) {
     char head[320];
     std::snprintf(
         head, sizeof head, "libredux: %s for %scomm_size=%d root=%d count=%d bytes=%lld %s, %s: d=%.3g s (%s) c=%.3g s",
@@ -118,6 +121,12 @@ std::string report_words(const PlanReport& r, const char* what) {
                       r.node_pair_d_s.size());
         line += pairs;
     }
+    return line;
+}
+
+// The predictions and the plan chosen: ", predicted <name> <s>, ...; chose <strategy> ...".
+std::string choice_words(const PlanReport& r) {
+    std::string line;
     char tail[320];
     const char* separator = ", predicted ";
     for (const auto& [name, seconds] : r.predicted_by_strategy_s) {
@@ -133,6 +142,13 @@ std::string report_words(const PlanReport& r, const char* what) {
         std::snprintf(tail, sizeof tail, "; chose %s (predicted %.3g s)", r.strategy.c_str(), r.predicted_s);
     }
     line += tail;
+    return line;
+}
+
+// What auto measured: its trials, what they dropped, the confirmation in place and tree-dyn's weighing.
+std::string trial_words(const PlanReport& r) {
+    std::string line;
+    char tail[320];
     if (r.tried.size() > 1) {
         line += "; auto measures";
         for (size_t i = 0; i < r.tried.size(); ++i) {
@@ -180,6 +196,14 @@ std::string report_words(const PlanReport& r, const char* what) {
         std::snprintf(tail, sizeof tail, "; arrivals %.3g s apart: tree-dyn not weighed", *r.arrival_spread_s);
         line += tail;
     }
+    return line;
+}
+
+}  // namespace
+
+std::string report_words(const PlanReport& r, const char* what) {
+    std::string line = key_and_costs_words(r, what) + choice_words(r) + trial_words(r);
+    char tail[320];
     if (!r.native_excluded.empty()) line += "; native not tried: " + r.native_excluded;
     if (!r.wisdom.empty()) line += "; wisdom: " + r.wisdom;
     std::snprintf(tail, sizeof tail, "; calibration %.3g s, planning %.3g s", r.calibration_s, r.planning_s);

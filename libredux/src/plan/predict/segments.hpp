@@ -1,5 +1,5 @@
 // Segmented, pipelined reductions: the vector cut into segments of whole elements, each reduced along the same
-// tree. See segments.cpp for the model, the simulator and how the segment count is chosen.
+// tree. See segments.cpp for the model and the simulator, segment_search.cpp for how the segment count is chosen.
 #pragma once
 
 #include <cstdint>
@@ -15,12 +15,10 @@ struct PlanRequest;
 // segments <= elements. Every rank and the model cut the vector this way.
 inline int64_t segment_begin(int64_t elements, int32_t segments, int32_t j) { return elements * j / segments; }
 
-// Receives a rank posts ahead into scratch slots of one segment (the executor's ExecKnobs::recv_window default).
-constexpr int32_t kDefaultRecvWindow = 2;
-// The most segments the planner considers when it chooses the count (segments.cpp says why this many).
+// The most segments the planner considers when it chooses the count (segment_search.cpp says why this many).
 constexpr int32_t kMaxChosenSegments = 4096;
 // What one choice of the count may simulate, per rank: segments summed over its predictions, each pass of a plan
-// over several trees counted (segments.cpp, "Planning time"), whatever the vector's length.
+// over several trees counted (segment_search.cpp, "Planning time"), whatever the vector's length.
 constexpr int64_t kSearchSegments = 8192;
 
 struct SegmentTimes {
@@ -59,7 +57,7 @@ struct SegmentChoice {
 };
 
 // The count in [1, max_chosen_segments(plan)] whose predict_segments() makespan is smallest (among equals the
-// fewest segments), found by a coarse geometric scan and a local integer search (segments.cpp). `plan` is an
+// fewest segments), found by a coarse geometric scan and a local integer search (segment_search.cpp). `plan` is an
 // unsegmented plan as make_plan computes it.
 // The answer is kept for plans of the same shape (plan/predict/choice_cache.hpp) and given to them without a search.
 SegmentChoice choose_segments(const Plan& plan);

@@ -15,7 +15,7 @@
 //     fill + (m - 1) / TP,   fill = the longest one-segment reduction along one of the trees alone,
 // the pipeline's fill, then one segment every 1 / TP. With m left to the planner, m is scanned over about
 // geometric counts (1, 2, 3, 4, 6, 9, ..., at most min(elements, 4096)) until two in a row forecast 10 % above
-// the best, as choose_segments scans (segments.cpp), since the trees change with m when latency counts.
+// the best, as choose_segments scans (segment_search.cpp), since the trees change with m when latency counts.
 // The forecast assumes the executor keeps every link busy; how close it comes is measured, not assumed
 // (docs/model.md). The whole scan is one packing per count tried, once per communicator and key (redux-plan
 // --strategy multi-tree --segments auto times it).

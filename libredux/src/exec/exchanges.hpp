@@ -1,0 +1,31 @@
+// The exchange schedules (schedule.hpp) of the reduction family's non-tree algorithms and of a tree's second
+// phase, built from plan/family.hpp's shapes; why the op always folds in rank order is said there.
+#pragma once
+
+#include "exec/call.hpp"
+#include "exec/schedule.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace redux {
+
+// This rank's part of a broadcast (or scatter) from rank 0 after a tree's reduction: parent -1 at rank 0.
+struct SpreadRole {
+    int parent = -1;
+    std::vector<int> children;
+    int segments = 1;  // an allreduce's result goes down in this many pipelined pieces
+};
+
+// MPI_Allreduce by recursive doubling. Places: the accumulator is recvbuf, vector0 the partner's vector.
+void build_recursive_doubling(const ExecCall& call, std::vector<ScheduleStep>& steps);
+// Recursive halving; then an allgather (allreduce), each rank's block to its rank (reduce-scatter-block), or every
+// block to the root (reduce: Rabenseifner's reduce-scatter then gather). Each step's half goes in family_pieces
+// (plan/family.hpp) messages. Places: the accumulator is recvbuf (allreduce) or vector1, vector0 the partner's.
+void build_reduce_scatter(const ExecCall& call, int64_t least_piece_bytes, std::vector<ScheduleStep>& steps);
+// The second phase of a tree: rank 0 holds the reduction of the whole vector (allreduce: in recvbuf; reduce-
+// scatter-block: in vector0). Allreduce: role.segments pipelined pieces down the role's tree into recvbuf;
+// reduce-scatter-block: each rank's block from rank 0.
+void build_spread(const ExecCall& call, const SpreadRole& role, std::vector<ScheduleStep>& steps);
+
+}  // namespace redux

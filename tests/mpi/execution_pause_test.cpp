@@ -1,0 +1,144 @@
+// Every algorithm of the executor advances without waiting: an Execution (exec/execution.hpp) started on every rank
+// but the last is stepped with progress() while the last rank has not even started, and only after rank 0's
+// progress() has returned kSteps times without finishing does rank 0 let the last rank start. Were any progress()
+// to wait for the late rank, rank 0 would never let it go: the test would hang and fail on its timeout. Each
+// result is then checked against the sum computed here.
+//
+// Cases: a reduction tree (MPI_Reduce; the planner's optimal tree, unsegmented and in 3 segments), a tree then its
+// spread (MPI_Allreduce in 2 segments, MPI_Reduce_scatter_block), recursive doubling, recursive halving (with the
+// allgather, the scatter of blocks and the gather to the root), and tree-dyn.
+#include "exec/execution.hpp"
+#include "plan/planner.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kSteps = 200;
+constexpr int kGoTag = 77;
+
+struct Case {
+    std::string name;
+    redux::FamilyAlgorithm algorithm;
+    redux::Collective collective;
+    int segments = 1;
+};
+
+std::vector<Case> cases() {
+    using redux::Collective;
+    using redux::FamilyAlgorithm;
+    return {{"tree reduce", FamilyAlgorithm::tree, Collective::reduce, 1},
+            {"tree reduce, 3 segments", FamilyAlgorithm::tree, Collective::reduce, 3},
+            {"tree allreduce, 2 segments", FamilyAlgorithm::tree, Collective::allreduce, 2},
+            {"tree reduce-scatter-block", FamilyAlgorithm::tree, Collective::reduce_scatter_block, 1},
+            {"recursive doubling", FamilyAlgorithm::recursive_doubling, Collective::allreduce, 1},
+            {"halving allreduce", FamilyAlgorithm::reduce_scatter, Collective::allreduce, 1},
+            {"halving reduce-scatter-block", FamilyAlgorithm::reduce_scatter, Collective::reduce_scatter_block, 1},
+            {"halving reduce", FamilyAlgorithm::reduce_scatter, Collective::reduce, 1},
+            {"tree-dyn", FamilyAlgorithm::tree_dyn, Collective::reduce, 1}};
+}
+
+// Steps `execution` until done, waiting in between as execute() does.
+int finish(redux::Execution& execution) {
+    for (int polls = 0;;) {
+        bool moved = false, done = false;
+        const int rc = execution.progress(moved, done);
+        if (rc != MPI_SUCCESS || done) return rc;
+        if (moved) {
+            polls = 0;
+        } else if (const int wait_rc = execution.wait(polls); wait_rc != MPI_SUCCESS) {
+            return wait_rc;
+        }
+    }
+}
+
+TEST(Pause, EveryAlgorithmStepsWhileARankIsLate) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const int late = size - 1;
+    const int count = 6;  // per block for a reduce-scatter-block
+    for (const Case& c : cases()) {
+        SCOPED_TRACE(c.name);
+        const int total = c.collective == redux::Collective::reduce_scatter_block ? count * size : count;
+        std::vector<int> input(static_cast<size_t>(total)), output(static_cast<size_t>(total), -1);
+        for (int i = 0; i < total; ++i) input[static_cast<size_t>(i)] = (rank + 1) * (i + 1);
+
+        redux::PlanRequest request;
+        request.ranks = size;
+        request.costs = {1e-5, 1e-6};
+        request.elements = total;
+        request.segments = c.segments;
+        const redux::Plan plan = redux::make_plan(request);
+        const redux::RankProgram program = redux::program_for(plan, rank);
+        redux::SpreadRole spread;  // a binary tree from rank 0
+        spread.parent = rank == 0 ? -1 : (rank - 1) / 2;
+        for (int child : {2 * rank + 1, 2 * rank + 2}) {
+            if (child < size) spread.children.push_back(child);
+        }
+        spread.segments = c.segments;
+        const redux::DynBatches batches(request.costs, 1e-5);
+
+        redux::ExecPlan exec_plan;
+        exec_plan.algorithm = c.algorithm;
+        exec_plan.program = &program;
+        exec_plan.segments = c.segments;
+        exec_plan.spread = &spread;
+        exec_plan.batches = &batches;
+        redux::ExecCall call;
+        call.collective = c.collective;
+        call.input = input.data();
+        call.recvbuf = output.data();
+        call.count = count;
+        call.datatype = MPI_INT;
+        call.op = MPI_SUM;
+        ASSERT_EQ(redux::describe_layout(MPI_INT, call.layout), MPI_SUCCESS);
+        call.comm = comm;
+        call.rank = rank;
+        call.size = size;
+
+        redux::Workspace workspace;
+        redux::Execution execution;
+        int go = 1;
+        bool done = false;
+        if (rank == late && size > 1) {
+            MPI_Recv(&go, 1, MPI_INT, 0, kGoTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            ASSERT_EQ(execution.start(exec_plan, call, workspace), MPI_SUCCESS);
+        } else {
+            ASSERT_EQ(execution.start(exec_plan, call, workspace), MPI_SUCCESS);
+            int steps = 0;
+            for (; steps < kSteps && !done; ++steps) {
+                bool moved = false;
+                ASSERT_EQ(execution.progress(moved, done), MPI_SUCCESS);
+            }
+            if (rank == 0 && size > 1) {
+                // Rank 0's part needs the late rank's data in every case: it cannot be over yet.
+                EXPECT_FALSE(done) << "rank 0 finished without the late rank";
+                MPI_Send(&go, 1, MPI_INT, late, kGoTag, MPI_COMM_WORLD);
+            }
+        }
+        if (!done) {
+            EXPECT_EQ(finish(execution), MPI_SUCCESS);
+        }
+        if (c.collective == redux::Collective::reduce_scatter_block) {
+            for (int j = 0; j < count; ++j) {
+                const int i = rank * count + j;
+                EXPECT_EQ(output[static_cast<size_t>(j)], size * (size + 1) / 2 * (i + 1)) << "element " << j;
+            }
+        } else if (c.collective == redux::Collective::allreduce || rank == 0) {
+            for (int i = 0; i < count; ++i) {
+                EXPECT_EQ(output[static_cast<size_t>(i)], size * (size + 1) / 2 * (i + 1)) << "element " << i;
+            }
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Comm_free(&comm);
+}
+
+}  // namespace
