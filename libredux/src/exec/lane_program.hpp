@@ -1,6 +1,6 @@
 // What the executor runs: one rank's part of a plan for one call, as data. The plan's RankProgram
 // (plan/planner.hpp) says which trees the rank is in, its parent and children in each and where the result goes;
-// build_lanes() turns it into one lane per tree with everything the runner (executor.cpp) needs: the tag, where
+// build_lanes() turns it into one lane per tree with everything the tree runner (lanes.cpp) needs: the tag, where
 // the finished segments go, the segments dealt to the lane, how its receives are posted, and where its requests
 // and scratch slots are. No MPI.
 #pragma once

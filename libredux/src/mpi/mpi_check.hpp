@@ -1,6 +1,7 @@
 // One way for MPI return codes to travel: every MPI call the executor makes goes through REDUX_MPI(call),
-// which returns the code from the enclosing function when it is not MPI_SUCCESS. Callers that posted
-// requests clean them up on the way out (executor.cpp) before the code reaches the user's error handler.
+// which returns the code from the enclosing function when it is not MPI_SUCCESS. Callers that posted requests
+// finish them on the way out (Execution::abandon, exec/execution.hpp) before the code reaches the user's error
+// handler.
 #pragma once
 
 #include <mpi.h>

@@ -17,13 +17,13 @@ constexpr int kStart = 1;
 constexpr int kPing = 2;
 // The executor: the sink's result on its way to the root (a non-commutative plan whose sink is not the root).
 constexpr int kResult = 3;
-// The reduction family (exec/family.cpp): recursive doubling's and halving's exchanges, and a tree's second phase
+// The reduction family (exec/exchanges.cpp): recursive doubling's and halving's exchanges, and a tree's second phase
 // (its result broadcast down the tree).
 constexpr int kFamily = 4;
 constexpr int kSpread = 5;
 // The op's compute cost (api/planning_costs.cpp): rank 1's data to rank 0, which times the op on the two.
 constexpr int kOpSample = 6;
-// Tree-dyn (exec/family.cpp): a rank's "I am idle" to the root, the root's orders (send to, receive from), and the
+// Tree-dyn (exec/tree_dyn.hpp): a rank's "I am idle" to the root, the root's orders (send to, receive from), and the
 // partial results between the pairs.
 constexpr int kDynReady = 7;
 constexpr int kDynOrder = 8;

@@ -43,7 +43,7 @@
 //            from the first trial at which the ranks agree that it did: until then each trial asks for that
 //            agreement (Step::agree_in_place), and a native call whose root passes MPI_IN_PLACE hands the library a
 //            copy of the root's data (native_needs_copy).
-//   dynamic where the key also has tree-dyn (MPI_Reduce on 3 or more ranks; exec/family.hpp), the pairs of which are
+//   dynamic where the key also has tree-dyn (MPI_Reduce on 3 or more ranks; exec/tree_dyn.hpp), the pairs of which are
 //            chosen as the ranks arrive: trials start the ranks together, so they cannot see what it is for. What
 //            they see is how far apart the ranks came to each trial's start: each rank's wait there (from its
 //            arrival to its release) goes to the root with the next trial call's start, and the spread (the

@@ -6,7 +6,7 @@
 // p - 1 steps of the whole vector; a tree of height h with two children per rank about (h + 2m - 2).
 //
 // The model extends Canon & Antoniu's (d moves the whole vector, c folds it; one port; overlap) to segments, and
-// matches what the executor (exec/executor.cpp) does:
+// matches what the tree runner (exec/lanes.cpp) does:
 //   - Costs. The `elements` are cut by segment_begin(); a segment of e elements costs
 //         d_e = latency_s + (transfer_s - latency_s) e / elements      to move (sender and receiver both busy),
 //     or, when the request carries the calibrated curve of d against the bytes (PlanRequest::segment_curve),
