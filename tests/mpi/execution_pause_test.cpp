@@ -6,7 +6,8 @@
 //
 // Cases: a reduction tree (MPI_Reduce; the planner's optimal tree, unsegmented and in 3 segments), a tree then its
 // spread (MPI_Allreduce in 2 segments, MPI_Reduce_scatter_block), recursive doubling, recursive halving (with the
-// allgather, the scatter of blocks and the gather to the root), and tree-dyn.
+// allgather, the scatter of blocks and the gather to the root), and tree-dyn. SharedWorkspace: the schedule a
+// workspace keeps is the running tree's.
 #include "exec/execution.hpp"
 #include "plan/planner.hpp"
 
@@ -142,3 +143,58 @@ TEST(Pause, EveryAlgorithmStepsWhileARankIsLate) {
 }
 
 }  // namespace
+
+// A key's trees share one workspace, and each has its own spread: the schedule kept in the workspace is the
+// running tree's, whichever ran before. Two spreads (a binary tree and a chain from rank 0) alternate; each run's
+// sends go to its own role's children, and its result is the sum.
+TEST(SharedWorkspace, EachTreeSpreadsDownItsOwnTree) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const int count = 5;
+    redux::PlanRequest request;
+    request.ranks = size;
+    request.costs = {1e-5, 1e-6};
+    request.elements = count;
+    const redux::RankProgram program = redux::program_for(redux::make_plan(request), rank);
+    redux::SpreadRole binary, chain;
+    binary.parent = rank == 0 ? -1 : (rank - 1) / 2;
+    for (int child : {2 * rank + 1, 2 * rank + 2}) {
+        if (child < size) binary.children.push_back(child);
+    }
+    chain.parent = rank - 1;
+    if (rank + 1 < size) chain.children.push_back(rank + 1);
+    redux::Workspace workspace;
+    for (int run = 0; run < 4; ++run) {
+        const redux::SpreadRole& role = run % 2 == 0 ? binary : chain;
+        SCOPED_TRACE(run % 2 == 0 ? "binary" : "chain");
+        redux::ExecPlan plan;
+        plan.program = &program;
+        plan.spread = &role;
+        std::vector<int> input(count), output(count, -1);
+        for (int i = 0; i < count; ++i) input[static_cast<size_t>(i)] = (rank + 1) * (i + 1) + run;
+        redux::ExecCall call;
+        call.collective = redux::Collective::allreduce;
+        call.input = input.data();
+        call.recvbuf = output.data();
+        call.count = count;
+        call.datatype = MPI_INT;
+        call.op = MPI_SUM;
+        ASSERT_EQ(redux::describe_layout(MPI_INT, call.layout), MPI_SUCCESS);
+        call.comm = comm;
+        call.rank = rank;
+        call.size = size;
+        ASSERT_EQ(redux::execute(plan, call, workspace), MPI_SUCCESS);
+        for (int i = 0; i < count; ++i) {
+            EXPECT_EQ(output[static_cast<size_t>(i)], size * (size + 1) / 2 * (i + 1) + size * run) << "element " << i;
+        }
+        std::vector<int> sent_to;
+        for (const redux::ScheduleStep& step : workspace.schedule.steps) {
+            if (step.kind == redux::StepKind::send) sent_to.push_back(step.peer);
+        }
+        EXPECT_EQ(sent_to, role.children);
+    }
+    MPI_Comm_free(&comm);
+}

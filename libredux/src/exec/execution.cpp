@@ -11,7 +11,9 @@
 // requests, handing a completion to the part that needs its status (tree-dyn's orders).
 #include "exec/execution.hpp"
 
+#include "mpi/abandon.hpp"
 #include "mpi/mpi_check.hpp"
+#include "mpi/tags.hpp"
 #include "mpi/yielding.hpp"
 
 #include <sched.h>
@@ -22,7 +24,7 @@ namespace redux {
 
 int Execution::start(const ExecPlan& plan, const ExecCall& call, Workspace& workspace) {
     plan_ = &plan;
-    call_ = call;
+    call_ = &call;
     ws_ = &workspace;
     lanes_.reset();
     tree_dyn_.reset();
@@ -34,7 +36,7 @@ int Execution::start(const ExecPlan& plan, const ExecCall& call, Workspace& work
             return start_schedule();
         case FamilyAlgorithm::tree_dyn:
             part_ = Part::tree_dyn;
-            tree_dyn_.emplace(call_, workspace, *plan.batches, plan.knobs.chunk_bytes);
+            tree_dyn_.emplace(call, workspace, *plan.batches, plan.knobs.chunk_bytes);
             return tree_dyn_->start();
     }
     return MPI_ERR_INTERN;
@@ -45,19 +47,20 @@ int Execution::start(const ExecPlan& plan, const ExecCall& call, Workspace& work
 // input that the call leaves as it found them.
 int Execution::start_tree() {
     part_ = Part::lanes;
-    const ExecCall* tree_call = &call_;
-    if (call_.collective != Collective::reduce) {
-        tree_call_ = call_;
+    const ExecCall& call = *call_;
+    const ExecCall* tree_call = call_;
+    if (call.collective != Collective::reduce) {
+        tree_call_ = call;
         tree_call_.collective = Collective::reduce;
         tree_call_.root = 0;
-        tree_call_.count = call_.total();
+        tree_call_.count = call.total();
         tree_call_.in_place = false;
         tree_call_.recvbuf = nullptr;
-        if (call_.rank == 0) {
-            const bool whole_in_recvbuf = call_.collective == Collective::allreduce;
-            tree_call_.in_place = call_.in_place && whole_in_recvbuf;
+        if (call.rank == 0) {
+            const bool whole_in_recvbuf = call.collective == Collective::allreduce;
+            tree_call_.in_place = call.in_place && whole_in_recvbuf;
             tree_call_.recvbuf =
-                whole_in_recvbuf ? call_.recvbuf : ws_->vectors.ensure(call_.layout, tree_call_.count, 1)[0];
+                whole_in_recvbuf ? call.recvbuf : ws_->vectors.ensure(call.layout, tree_call_.count, 1)[0];
         }
         tree_call = &tree_call_;
     }
@@ -66,36 +69,38 @@ int Execution::start_tree() {
 }
 
 int Execution::start_schedule() {
+    const ExecCall& call = *call_;
     ScheduleState& state = ws_->schedule;
     const bool spread = plan_->algorithm == FamilyAlgorithm::tree;
     const ScheduleKey key{spread ? -1 : static_cast<int>(plan_->algorithm),
-                          call_.collective,
-                          call_.rank,
-                          call_.size,
-                          call_.root,
-                          call_.count,
+                          spread ? plan_->spread : nullptr,
+                          call.collective,
+                          call.rank,
+                          call.size,
+                          call.root,
+                          call.count,
                           spread ? plan_->spread->segments : 0,
-                          call_.in_place,
+                          call.in_place,
                           plan_->least_piece_bytes};
     if (!state.built || !(state.key == key)) {
         state.built = false;
         if (spread) {
-            build_spread(call_, *plan_->spread, state.steps);
+            build_spread(call, *plan_->spread, state.steps);
         } else if (plan_->algorithm == FamilyAlgorithm::recursive_doubling) {
-            build_recursive_doubling(call_, state.steps);
+            build_recursive_doubling(call, state.steps);
         } else {
-            build_reduce_scatter(call_, plan_->least_piece_bytes, state.steps);
+            build_reduce_scatter(call, plan_->least_piece_bytes, state.steps);
         }
         state.key = key;
         state.built = true;
     }
     // Recursive doubling and halving: the partner's data and (not an allreduce) the accumulator; a tree's
     // spread of a reduce-scatter-block: rank 0's result, made by start_tree.
-    const int vectors = spread ? (call_.collective == Collective::reduce_scatter_block && call_.rank == 0 ? 1 : 0) : 2;
+    const int vectors = spread ? (call.collective == Collective::reduce_scatter_block && call.rank == 0 ? 1 : 0) : 2;
     static const std::vector<void*> kNone;
-    const std::vector<void*>& origins = vectors > 0 ? ws_->vectors.ensure(call_.layout, call_.total(), vectors) : kNone;
+    const std::vector<void*>& origins = vectors > 0 ? ws_->vectors.ensure(call.layout, call.total(), vectors) : kNone;
     part_ = Part::schedule;
-    schedule_.start(call_, state, origins, plan_->knobs.chunk_bytes, ws_->pack_scratch);
+    schedule_.start(call, state, origins, plan_->knobs.chunk_bytes, ws_->pack_scratch);
     return MPI_SUCCESS;
 }
 
@@ -107,7 +112,7 @@ int Execution::progress(bool& moved, bool& done) {
             REDUX_MPI(lanes_->step(moved, over));
             if (!over) return MPI_SUCCESS;
             lanes_.reset();
-            if (call_.collective == Collective::reduce) break;
+            if (call_->collective == Collective::reduce) break;
             moved = true;
             return start_schedule();  // the tree's second phase
         }
@@ -184,7 +189,18 @@ void Execution::abandon() {
     part_ = Part::over;
 }
 
-int execute(const ExecPlan& plan, const ExecCall& call, Workspace& workspace) {
+// Flattened: every step of the runners it reaches is inlined here (exec/ is one translation unit), as a call of a
+// few microseconds pays for each call between them.
+[[gnu::flatten]] int execute(const ExecPlan& plan, const ExecCall& call, Workspace& workspace) {
+    if (plan.algorithm == FamilyAlgorithm::tree && call.collective == Collective::reduce &&
+        sends_alone(*plan.program, plan.segments, call.count)) {  // the one send, waited for at once
+        MPI_Request request = MPI_REQUEST_NULL;
+        REDUX_MPI(
+            MPI_Isend(call.input, call.count, call.datatype, plan.program->parent, tags::tree(0), call.comm, &request));
+        const int rc = wait_yielding(request);
+        if (rc != MPI_SUCCESS) abandon_send(request);
+        return rc;
+    }
     Execution execution;
     int rc = execution.start(plan, call, workspace);
     for (int polls = 0; rc == MPI_SUCCESS;) {

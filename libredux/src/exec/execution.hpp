@@ -57,7 +57,7 @@ private:
     enum class Part : uint8_t { lanes, schedule, tree_dyn, over };
     Part part_ = Part::over;
     const ExecPlan* plan_ = nullptr;
-    ExecCall call_;
+    const ExecCall* call_ = nullptr;
     ExecCall tree_call_;  // a tree's phase of an allreduce or reduce-scatter-block: the reduction to rank 0
     Workspace* ws_ = nullptr;
     std::optional<LaneRunner> lanes_;

@@ -69,9 +69,7 @@ LaneRunner::LaneRunner(const RankProgram& program, int segments, const ExecCall&
       lp_(workspace.lanes.program) {}
 
 int LaneRunner::start() {
-    // One lane, no children, one segment: its one send and nothing else.
-    if (program_.more_trees.empty() && program_.children.empty() && program_.parent >= 0 &&
-        program_.receive_result_from < 0 && segments_ == 1) {
+    if (sends_alone(program_, segments_, call_.count)) {
         alone_ = true;
         return MPI_Isend(own(0), call_.count, call_.datatype, program_.parent, tags::tree(0), call_.comm,
                          &alone_request_);

@@ -11,9 +11,17 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace redux {
+
+// A leaf of a one-tree plan that sends its data in one piece (most ranks of a small message's plan): its part is
+// one send and nothing else, made before any set-up, which would delay its parent's receive.
+inline bool sends_alone(const RankProgram& program, int segments, int count) {
+    return program.more_trees.empty() && program.children.empty() && program.parent >= 0 &&
+           program.receive_result_from < 0 && std::min(segments, std::max(count, 1)) <= 1;
+}
 
 class LaneRunner {
 public:

@@ -80,33 +80,36 @@ int ScheduleRunner::step(bool& moved, bool& done) {
     std::vector<ScheduleStep>& steps = state_->steps;
     std::vector<uint8_t>& status = state_->status;
     const auto n = static_cast<int32_t>(steps.size());
-    // What has completed: a posted request that MPI_Test (or a blocking wait) has made null.
-    for (int32_t i = first_open_; i < post_; ++i) {
-        if (status[static_cast<size_t>(i)] != kPosted) continue;
-        int complete = 0;
-        REDUX_MPI(test_request(state_->requests[static_cast<size_t>(i)], complete));
-        if (complete) {
-            status[static_cast<size_t>(i)] = kComplete;
+    // Rounds while something moves, until one chunk of a fold is done: a step that completes posts or frees the
+    // next at once.
+    for (bool again = true; again;) {
+        again = false;
+        // What has completed: a posted request that MPI_Test (or a blocking wait) has made null.
+        for (int32_t i = first_open_; i < post_; ++i) {
+            if (status[static_cast<size_t>(i)] != kPosted) continue;
+            int complete = 0;
+            REDUX_MPI(test_request(state_->requests[static_cast<size_t>(i)], complete));
+            if (complete) status[static_cast<size_t>(i)] = kComplete;
+        }
+        while (first_open_ < n && status[static_cast<size_t>(first_open_)] == kComplete) ++first_open_;
+        for (; post_ < n; ++post_) {
+            const ScheduleStep& s = steps[static_cast<size_t>(post_)];
+            if (!is_transfer(s)) continue;
+            if (!ready(s)) break;
+            REDUX_MPI(post(post_));
             moved = true;
         }
-    }
-    while (first_open_ < n && status[static_cast<size_t>(first_open_)] == kComplete) ++first_open_;
-    for (; post_ < n; ++post_) {
-        const ScheduleStep& s = steps[static_cast<size_t>(post_)];
-        if (!is_transfer(s)) continue;
-        if (!ready(s)) break;
-        REDUX_MPI(post(post_));
-        moved = true;
-    }
-    while (compute_ < n && is_transfer(steps[static_cast<size_t>(compute_)])) ++compute_;
-    if (compute_ < n && ready(steps[static_cast<size_t>(compute_)])) {
-        bool complete = false;
-        REDUX_MPI(compute(compute_, complete));
-        moved = true;
-        if (complete) {
-            status[static_cast<size_t>(compute_)] = kComplete;
-            ++compute_;
-            while (first_open_ < n && status[static_cast<size_t>(first_open_)] == kComplete) ++first_open_;
+        while (compute_ < n && is_transfer(steps[static_cast<size_t>(compute_)])) ++compute_;
+        if (compute_ < n && ready(steps[static_cast<size_t>(compute_)])) {
+            bool complete = false;
+            REDUX_MPI(compute(compute_, complete));
+            moved = true;
+            again = steps[static_cast<size_t>(compute_)].kind == StepKind::copy;  // a fold's chunk ends the step
+            if (complete) {
+                status[static_cast<size_t>(compute_)] = kComplete;
+                ++compute_;
+                while (first_open_ < n && status[static_cast<size_t>(first_open_)] == kComplete) ++first_open_;
+            }
         }
     }
     done = first_open_ == n;

@@ -39,15 +39,16 @@ struct ScheduleStep {
 
 // What the steps were built for: a call with the same key runs them again.
 struct ScheduleKey {
-    int algorithm = -1;  // FamilyAlgorithm, or -1: a tree's spread
+    int algorithm = -1;            // FamilyAlgorithm, or -1: a tree's spread
+    const void* spread = nullptr;  // that spread's role (ExecPlan::spread): the key's trees each have their own
     Collective collective = Collective::reduce;
     int rank = -1, size = 0, root = 0, count = 0, segments = 0;
     bool in_place = false;
     int64_t least_piece_bytes = 0;
     bool operator==(const ScheduleKey& o) const {
-        return algorithm == o.algorithm && collective == o.collective && rank == o.rank && size == o.size &&
-               root == o.root && count == o.count && segments == o.segments && in_place == o.in_place &&
-               least_piece_bytes == o.least_piece_bytes;
+        return algorithm == o.algorithm && spread == o.spread && collective == o.collective && rank == o.rank &&
+               size == o.size && root == o.root && count == o.count && segments == o.segments &&
+               in_place == o.in_place && least_piece_bytes == o.least_piece_bytes;
     }
 };
 
