@@ -43,6 +43,23 @@ std::vector<Case> cases() {
             {"tree-dyn", FamilyAlgorithm::tree_dyn, Collective::reduce, 1}};
 }
 
+// `collective` of MPI_INT with MPI_SUM on `comm`, `count` elements (a reduce-scatter-block: per block).
+redux::ExecCall int_sum(redux::Collective collective, const std::vector<int>& input, std::vector<int>& output,
+                        int count, MPI_Comm comm) {
+    redux::ExecCall call;
+    call.collective = collective;
+    call.input = input.data();
+    call.recvbuf = output.data();
+    call.count = count;
+    call.datatype = MPI_INT;
+    call.op = MPI_SUM;
+    redux::describe_layout(MPI_INT, call.layout);
+    call.comm = comm;
+    MPI_Comm_rank(comm, &call.rank);
+    MPI_Comm_size(comm, &call.size);
+    return call;
+}
+
 // Steps `execution` until done, waiting in between as execute() does.
 int finish(redux::Execution& execution) {
     for (int polls = 0;;) {
@@ -92,17 +109,7 @@ TEST(Pause, EveryAlgorithmStepsWhileARankIsLate) {
         exec_plan.segments = c.segments;
         exec_plan.spread = &spread;
         exec_plan.batches = &batches;
-        redux::ExecCall call;
-        call.collective = c.collective;
-        call.input = input.data();
-        call.recvbuf = output.data();
-        call.count = count;
-        call.datatype = MPI_INT;
-        call.op = MPI_SUM;
-        ASSERT_EQ(redux::describe_layout(MPI_INT, call.layout), MPI_SUCCESS);
-        call.comm = comm;
-        call.rank = rank;
-        call.size = size;
+        const redux::ExecCall call = int_sum(c.collective, input, output, count, comm);
 
         redux::Workspace workspace;
         redux::Execution execution;
@@ -175,17 +182,7 @@ TEST(SharedWorkspace, EachTreeSpreadsDownItsOwnTree) {
         plan.spread = &role;
         std::vector<int> input(count), output(count, -1);
         for (int i = 0; i < count; ++i) input[static_cast<size_t>(i)] = (rank + 1) * (i + 1) + run;
-        redux::ExecCall call;
-        call.collective = redux::Collective::allreduce;
-        call.input = input.data();
-        call.recvbuf = output.data();
-        call.count = count;
-        call.datatype = MPI_INT;
-        call.op = MPI_SUM;
-        ASSERT_EQ(redux::describe_layout(MPI_INT, call.layout), MPI_SUCCESS);
-        call.comm = comm;
-        call.rank = rank;
-        call.size = size;
+        const redux::ExecCall call = int_sum(redux::Collective::allreduce, input, output, count, comm);
         ASSERT_EQ(redux::execute(plan, call, workspace), MPI_SUCCESS);
         for (int i = 0; i < count; ++i) {
             EXPECT_EQ(output[static_cast<size_t>(i)], size * (size + 1) / 2 * (i + 1) + size * run) << "element " << i;

@@ -31,8 +31,9 @@ void ScheduleRunner::start(const ExecCall& call, ScheduleState& state, const std
     where_[static_cast<int>(Where::vector0)] = vectors.size() > 0 ? vectors[0] : nullptr;
     where_[static_cast<int>(Where::vector1)] = vectors.size() > 1 ? vectors[1] : nullptr;
     per_chunk_ = chunk_elements(call.layout, chunk_bytes, call.total());
+    // Every request is null after a run (completed, or finished by abandon()): only a new schedule sizes them.
     const size_t n = state.steps.size();
-    state.requests.assign(n, MPI_REQUEST_NULL);
+    if (state.requests.size() != n) state.requests.assign(n, MPI_REQUEST_NULL);
     state.status.assign(n, kWaiting);
     first_open_ = post_ = compute_ = 0;
     folded_ = 0;
