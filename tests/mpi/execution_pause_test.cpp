@@ -60,18 +60,15 @@ redux::ExecCall int_sum(redux::Collective collective, const std::vector<int>& in
     return call;
 }
 
-// Steps `execution` until done, waiting in between as execute() does.
-int finish(redux::Execution& execution) {
-    for (int polls = 0;;) {
-        bool moved = false, done = false;
-        const int rc = execution.progress(moved, done);
-        if (rc != MPI_SUCCESS || done) return rc;
-        if (moved) {
-            polls = 0;
-        } else if (const int wait_rc = execution.wait(polls); wait_rc != MPI_SUCCESS) {
-            return wait_rc;
-        }
+// A spread down a binary tree from rank 0, in `segments` pieces.
+redux::SpreadRole binary_spread(int rank, int size, int segments) {
+    redux::SpreadRole role;
+    role.parent = rank == 0 ? -1 : (rank - 1) / 2;
+    for (int child : {2 * rank + 1, 2 * rank + 2}) {
+        if (child < size) role.children.push_back(child);
     }
+    role.segments = segments;
+    return role;
 }
 
 TEST(Pause, EveryAlgorithmStepsWhileARankIsLate) {
@@ -95,12 +92,7 @@ TEST(Pause, EveryAlgorithmStepsWhileARankIsLate) {
         request.segments = c.segments;
         const redux::Plan plan = redux::make_plan(request);
         const redux::RankProgram program = redux::program_for(plan, rank);
-        redux::SpreadRole spread;  // a binary tree from rank 0
-        spread.parent = rank == 0 ? -1 : (rank - 1) / 2;
-        for (int child : {2 * rank + 1, 2 * rank + 2}) {
-            if (child < size) spread.children.push_back(child);
-        }
-        spread.segments = c.segments;
+        const redux::SpreadRole spread = binary_spread(rank, size, c.segments);
         const redux::DynBatches batches(request.costs, 1e-5);
 
         redux::ExecPlan exec_plan;
@@ -132,7 +124,7 @@ TEST(Pause, EveryAlgorithmStepsWhileARankIsLate) {
             }
         }
         if (!done) {
-            EXPECT_EQ(finish(execution), MPI_SUCCESS);
+            EXPECT_EQ(execution.finish(), MPI_SUCCESS);
         }
         if (c.collective == redux::Collective::reduce_scatter_block) {
             for (int j = 0; j < count; ++j) {
@@ -166,11 +158,8 @@ TEST(SharedWorkspace, EachTreeSpreadsDownItsOwnTree) {
     request.costs = {1e-5, 1e-6};
     request.elements = count;
     const redux::RankProgram program = redux::program_for(redux::make_plan(request), rank);
-    redux::SpreadRole binary, chain;
-    binary.parent = rank == 0 ? -1 : (rank - 1) / 2;
-    for (int child : {2 * rank + 1, 2 * rank + 2}) {
-        if (child < size) binary.children.push_back(child);
-    }
+    const redux::SpreadRole binary = binary_spread(rank, size, 1);
+    redux::SpreadRole chain;
     chain.parent = rank - 1;
     if (rank + 1 < size) chain.children.push_back(rank + 1);
     redux::Workspace workspace;

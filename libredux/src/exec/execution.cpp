@@ -189,6 +189,22 @@ void Execution::abandon() {
     part_ = Part::over;
 }
 
+int Execution::finish() {
+    int rc = MPI_SUCCESS;
+    for (int polls = 0; rc == MPI_SUCCESS;) {
+        bool moved = false, done = false;
+        rc = progress(moved, done);
+        if (rc != MPI_SUCCESS || done) break;
+        if (moved) {
+            polls = 0;
+        } else {
+            rc = wait(polls);
+        }
+    }
+    if (rc != MPI_SUCCESS) abandon();
+    return rc;
+}
+
 // Flattened: every step of the runners it reaches is inlined here (exec/ is one translation unit), as a call of a
 // few microseconds pays for each call between them.
 [[gnu::flatten]] int execute(const ExecPlan& plan, const ExecCall& call, Workspace& workspace) {
@@ -202,19 +218,12 @@ void Execution::abandon() {
         return rc;
     }
     Execution execution;
-    int rc = execution.start(plan, call, workspace);
-    for (int polls = 0; rc == MPI_SUCCESS;) {
-        bool moved = false, done = false;
-        rc = execution.progress(moved, done);
-        if (rc != MPI_SUCCESS || done) break;
-        if (moved) {
-            polls = 0;
-        } else {
-            rc = execution.wait(polls);
-        }
+    const int rc = execution.start(plan, call, workspace);
+    if (rc != MPI_SUCCESS) {
+        execution.abandon();
+        return rc;
     }
-    if (rc != MPI_SUCCESS) execution.abandon();
-    return rc;
+    return execution.finish();
 }
 
 }  // namespace redux

@@ -48,6 +48,8 @@ public:
     int wait(int& polls);
     // After an error: every request posted finished.
     void abandon();
+    // Progress and wait until done (after start); on error every request posted is finished.
+    int finish();
 
 private:
     int start_tree();
