@@ -78,6 +78,13 @@ int redux_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 int redux_reduce_scatter_block_ex(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                   MPI_Comm comm, const redux_options *options, redux_call_info *info);
 
+/* MPI_Ireduce, MPI_Iallreduce, MPI_Ireduce_scatter_block and the persistent MPI_Reduce_init, MPI_Allreduce_init and
+ * MPI_Reduce_scatter_block_init (Open MPI 4.1: MPIX_*_init) are libredux's too, linked or preloaded: where it has a
+ * plan for the call (docs/usage.md says when) it returns a request of its own, which every completion call takes.
+ * redux_request_info says whether `request` is one: 1, with what it runs in `info` (when not NULL); 0 for any
+ * other request, `info` then says native. */
+int redux_request_info(MPI_Request request, redux_call_info *info);
+
 #ifdef __cplusplus
 }
 #endif

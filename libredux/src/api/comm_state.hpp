@@ -30,6 +30,8 @@
 
 namespace redux {
 
+class Lines;  // api/operations.hpp
+
 // What a plan is cached under. Making a plan is collective (the ranks agree on c), so finding a key or not must
 // give the same answer on every rank: the key holds only what every rank of a correct program passes alike,
 // and no handle MPI may reuse after a free. So: no layout (a derived datatype may place its data differently on
@@ -189,6 +191,8 @@ struct CommState {
     bool wisdom_loaded = false;
     std::string wisdom_job;
     std::vector<WisdomEntry> wisdom;
+    // The communicators its nonblocking and persistent operations run on (api/operations.hpp), made on the first.
+    std::shared_ptr<Lines> lines;
 };
 
 constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goes first

@@ -26,6 +26,28 @@ REDUX_INTERNAL int redux_reduce_scatter_block_raw(const void *sendbuf, void *rec
                                                   redux_raw_handle datatype, redux_raw_handle op,
                                                   redux_raw_handle comm);
 
+/* The nonblocking (persistent 0) and persistent (1) reductions (api/nonblocking.cpp): `collective` is 0 reduce, 1
+ * allreduce, 2 reduce-scatter-block; `request` points at the program's MPI_Request, `info` is ignored by the
+ * nonblocking ones. */
+REDUX_INTERNAL int redux_istart_raw(int collective, int persistent, const void *sendbuf, void *recvbuf, int count,
+                                    redux_raw_handle datatype, redux_raw_handle op, int root, redux_raw_handle comm,
+                                    redux_raw_handle info, void *request);
+
+/* The completion calls and the calls on persistent requests (api/completion.cpp): requests and statuses are the
+ * program's arrays of its MPI's MPI_Request and MPI_Status. */
+REDUX_INTERNAL int redux_wait_raw(void *request, void *status);
+REDUX_INTERNAL int redux_test_raw(void *request, int *flag, void *status);
+REDUX_INTERNAL int redux_waitall_raw(int count, void *requests, void *statuses);
+REDUX_INTERNAL int redux_testall_raw(int count, void *requests, int *flag, void *statuses);
+REDUX_INTERNAL int redux_waitany_raw(int count, void *requests, int *index, void *status);
+REDUX_INTERNAL int redux_testany_raw(int count, void *requests, int *index, int *flag, void *status);
+REDUX_INTERNAL int redux_waitsome_raw(int count, void *requests, int *outcount, int *indices, void *statuses);
+REDUX_INTERNAL int redux_testsome_raw(int count, void *requests, int *outcount, int *indices, void *statuses);
+REDUX_INTERNAL int redux_request_get_status_raw(redux_raw_handle request, int *flag, void *status);
+REDUX_INTERNAL int redux_start_raw(void *request);
+REDUX_INTERNAL int redux_startall_raw(int count, void *requests);
+REDUX_INTERNAL int redux_request_free_raw(void *request);
+
 /* MPI_Op_create and MPI_Op_free seen (interpose/mpi_reduce.c): `op` points at the program's handle, `function` is its
  * user function (api/user_ops.cpp keeps which, to name the op in the wisdom file). */
 REDUX_INTERNAL void redux_user_op_created_raw(void *function, const void *op);

@@ -22,6 +22,7 @@
 
 #include "api/first_calls.hpp"
 #include "api/mpi_identity.h"
+#include "api/operations.hpp"
 #include "api/planning.hpp"
 #include "api/wisdom.hpp"
 #include "mpi/mpi_check.hpp"
@@ -78,41 +79,55 @@ bool leave_to_library(const ReduceCall& call, const CommState* state, int& rank,
     return misplaced_buffers(call.sendbuf, call.recvbuf, rank, call.root, call.collective);
 }
 
-// Step 7: the plan of the call's key on `state`, and the call remembered in RecentCalls where its handles allow.
-int plan_route(const ReduceCall& call, CommState& state, int rank, const ElementLayout& layout,
-               redux_algorithm algorithm, Route& route) {
-    int commutative = 1;  // every predefined op is commutative (MPI 4.0, 6.9.2)
-    if (!is_predefined(call.op)) REDUX_MPI(MPI_Op_commutative(call.op, &commutative));
+// The plan key of `call` (step 7), and its op's commutativity.
+int key_of(const ReduceCall& call, const ElementLayout& layout, redux_algorithm algorithm, PlanKey& key,
+           bool& commutative) {
+    int c = 1;  // every predefined op is commutative (MPI 4.0, 6.9.2)
+    if (!is_predefined(call.op)) REDUX_MPI(MPI_Op_commutative(call.op, &c));
+    commutative = c != 0;
     const redux_options& opts = call.options;
     const std::optional<Strategy> strategy = strategy_of(algorithm);
     MPI_Aint lower_bound = 0, extent = 0;
     REDUX_MPI(MPI_Type_get_extent(call.datatype, &lower_bound, &extent));
-    const PlanKey key{call.collective,
-                      call.root,
-                      call.count,
-                      layout.type_size,
-                      layout.named ? call.datatype : MPI_DATATYPE_NULL,
-                      commutative != 0,
-                      is_predefined(call.op) ? call.op : MPI_OP_NULL,
-                      algorithm,
-                      opts.transfer_s < 0 ? -1.0 : opts.transfer_s,
-                      opts.compute_s < 0 ? -1.0 : opts.compute_s,
-                      strategy && strategy_needs_limit(*strategy) ? opts.limit : 0,
-                      opts.segment_bytes < 0 ? -1 : opts.segment_bytes,
-                      lower_bound != 0};
+    key = PlanKey{call.collective,
+                  call.root,
+                  call.count,
+                  layout.type_size,
+                  layout.named ? call.datatype : MPI_DATATYPE_NULL,
+                  commutative,
+                  is_predefined(call.op) ? call.op : MPI_OP_NULL,
+                  algorithm,
+                  opts.transfer_s < 0 ? -1.0 : opts.transfer_s,
+                  opts.compute_s < 0 ? -1.0 : opts.compute_s,
+                  strategy && strategy_needs_limit(*strategy) ? opts.limit : 0,
+                  opts.segment_bytes < 0 ? -1 : opts.segment_bytes,
+                  lower_bound != 0};
+    return MPI_SUCCESS;
+}
+
+// Step 7: the plan of the call's key on `state`, and the call remembered in RecentCalls where its handles allow.
+int plan_route(const ReduceCall& call, CommState& state, int rank, const ElementLayout& layout,
+               redux_algorithm algorithm, Route& route) {
+    PlanKey key;
+    bool commutative = true;
+    REDUX_MPI(key_of(call, layout, algorithm, key, commutative));
+    const redux_options& opts = call.options;
     KeyWisdom wisdom;  // what an earlier job decided for the key (api/wisdom.hpp)
     if (state.config.wisdom && state.plans.count(key) == 0) {
         REDUX_MPI(key_wisdom(state, key, call.op, wisdom));
     }
     // The library's own, on the user's communicator.
     if (wisdom.entry == nullptr && native_before_planning(state, key)) return MPI_SUCCESS;
+#ifndef SMPI_H  // SMPI builds run blocking calls only
+    REDUX_MPI(make_lines(state));
+#endif
     const bool in_place = call.sendbuf == MPI_IN_PLACE && (rank == call.root || call.collective != Collective::reduce);
     const void* own_data = in_place ? call.recvbuf : call.sendbuf;
     CachedPlan* cached = nullptr;
     REDUX_MPI(plan_for(state, key, own_data, call.datatype, call.op, layout, wisdom, cached));
     route.state = &state;
-    route.plan = &route.made.emplace(
-        PlanRoute{cached, algorithm, commutative != 0, layout.named && is_predefined(call.op), layout});
+    route.plan =
+        &route.made.emplace(PlanRoute{cached, algorithm, commutative, layout.named && is_predefined(call.op), layout});
     if (route.plan->predefined_handles) {
         state.recent_calls.remember({call.collective, call.count, call.root, call.datatype, call.op, opts, *route.plan},
                                     call.generation);
@@ -121,6 +136,29 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
 }
 
 }  // namespace
+
+int route_known(const ReduceCall& call, Route& route) {
+    if (redux_foreign_mpi() || !mpi_running() || call.comm == MPI_COMM_NULL) return MPI_SUCCESS;
+    CommState* state = find_comm_state(call.comm);
+    if (state == nullptr) return MPI_SUCCESS;
+    const redux_algorithm algorithm = resolve(call.options, state->config);
+    if (algorithm == REDUX_ALGORITHM_NATIVE) return MPI_SUCCESS;
+    int rank = 0, size = 1;
+    ElementLayout layout;
+    if (leave_to_library(call, state, rank, size) || !op_defined_on(call.op, call.datatype) ||
+        describe_layout(call.datatype, layout) != MPI_SUCCESS || !layout.fits(call.count)) {
+        return MPI_SUCCESS;
+    }
+    PlanKey key;
+    bool commutative = true;
+    REDUX_MPI(key_of(call, layout, algorithm, key, commutative));
+    const auto found = state->plans.find(key);
+    if (found == state->plans.end()) return MPI_SUCCESS;
+    route.state = state;
+    route.plan = &route.made.emplace(
+        PlanRoute{found->second.get(), algorithm, commutative, layout.named && is_predefined(call.op), layout});
+    return MPI_SUCCESS;
+}
 
 int route(const ReduceCall& call, Route& route) {
     if (redux_foreign_mpi() || !mpi_running()) return MPI_SUCCESS;

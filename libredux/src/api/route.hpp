@@ -69,6 +69,12 @@ struct Route {
 // state or a plan.
 int route(const ReduceCall& call, Route& route);
 
+// route() for a call that may not wait for other ranks (a nonblocking one): the plan the communicator already holds
+// for the call's key, if any, made by earlier calls; it never makes state or a plan and sends no message. Every
+// rank holds the same plans at the same call (plans are made collectively, in call order), so every rank answers
+// alike.
+int route_known(const ReduceCall& call, Route& route);
+
 // The MPI library's own collective for `call`, with `sendbuf` (the call's, or a copy of the root's data) on `comm`:
 // the one place libredux calls PMPI_Reduce, PMPI_Allreduce or PMPI_Reduce_scatter_block for a call. On the user's
 // communicator MPI reports an error through its handler itself; on libredux's private one (errors returned) the

@@ -40,27 +40,11 @@ redux_call_info planned_info(const CachedPlan& cached, const PlannedTree& tree) 
 
 // Runs tree `tree` of the key's trees (0: the strategy asked for or the model's choice).
 int run_tree(const ReduceCall& call, const Route& route, int tree) {
-    const CommState& state = *route.state;
     CachedPlan& cached = *route.plan->plan;
     const PlannedTree& planned = cached.trees[static_cast<size_t>(tree)];
     const ExecPlan plan{planned.family,   &planned.program, planned.segments,     &planned.spread,
                         &planned.batches, cached.knobs,     cached.op_piece_bytes};
-    ExecCall e;
-    e.collective = call.collective;
-    e.root = call.root;
-    // MPI_Reduce: only the root's MPI_IN_PLACE counts
-    e.in_place = call.sendbuf == MPI_IN_PLACE && (call.collective != Collective::reduce || state.rank == call.root);
-    e.input = e.in_place ? call.recvbuf : call.sendbuf;
-    e.recvbuf = call.recvbuf;
-    e.count = call.count;
-    e.datatype = call.datatype;
-    e.op = call.op;
-    e.commutative = route.plan->commutative;
-    e.layout = route.plan->layout;
-    e.comm = state.comm;
-    e.rank = state.rank;
-    e.size = state.size;
-    return execute(plan, e, cached.workspace);
+    return execute(plan, exec_call(call, *route.state, *route.plan), cached.workspace);
 }
 
 // The root's data copied into the key's kept buffer (allocated once), as a send buffer for the library's reduce.
@@ -247,6 +231,25 @@ int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cach
 }
 
 }  // namespace
+
+ExecCall exec_call(const ReduceCall& call, const CommState& state, const PlanRoute& route) {
+    ExecCall e;
+    e.collective = call.collective;
+    e.root = call.root;
+    // MPI_Reduce: only the root's MPI_IN_PLACE counts
+    e.in_place = call.sendbuf == MPI_IN_PLACE && (call.collective != Collective::reduce || state.rank == call.root);
+    e.input = e.in_place ? call.recvbuf : call.sendbuf;
+    e.recvbuf = call.recvbuf;
+    e.count = call.count;
+    e.datatype = call.datatype;
+    e.op = call.op;
+    e.commutative = route.commutative;
+    e.layout = route.layout;
+    e.comm = state.comm;
+    e.rank = state.rank;
+    e.size = state.size;
+    return e;
+}
 
 int run_plan(const ReduceCall& call, const Route& route, redux_call_info* info) {
     if (route.plan->algorithm == REDUX_ALGORITHM_AUTO) return run_auto(call, route, info);

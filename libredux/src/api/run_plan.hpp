@@ -3,6 +3,7 @@
 #pragma once
 
 #include "api/route.hpp"
+#include "exec/call.hpp"
 #include "redux/redux.h"
 
 namespace redux {
@@ -10,5 +11,8 @@ namespace redux {
 // Runs `call` as `route` says (route.state not null), filling `info` when not null. Returns the first MPI error,
 // which the caller reports; may throw (bad_alloc, the planner's logic_error, ...): the caller guards it.
 int run_plan(const ReduceCall& call, const Route& route, redux_call_info* info);
+
+// `call` as the executor runs it on `state`'s private communicator with `route`'s plan.
+ExecCall exec_call(const ReduceCall& call, const CommState& state, const PlanRoute& route);
 
 }  // namespace redux

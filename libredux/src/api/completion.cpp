@@ -1,0 +1,316 @@
+// The application's completion calls (MPI_Wait, MPI_Test and their families, MPI_Request_get_status) and the calls
+// on persistent requests (MPI_Start, MPI_Startall, MPI_Request_free), where libredux's operations may be among the
+// requests (operations.hpp). Where none exists, each is the library's own call. Else each first advances every
+// busy operation (a bounded amount of work each), then hands the library the requests with every busy operation's
+// masked as MPI_REQUEST_NULL; a wait does so in a loop that polls and then yields the core, as the executor's
+// waits do, so that the operations progress while the application waits for anything.
+//
+// A finished persistent operation's handle is the library's completed receive from MPI_PROC_NULL: its status is
+// made empty (MPI_SOURCE = MPI_ANY_SOURCE, MPI 4.0, 3.7.3), and an error of the execution goes through the user's
+// communicator's error handler. A nonblocking operation's status comes from its generalized request's query.
+#include "api/operations.hpp"
+#include "api/raw_call.h"
+#include "mpi/yielding.hpp"
+
+#include <sched.h>
+
+#include <vector>
+
+namespace redux {
+namespace {
+
+void pause(int& polls) {
+    if (polls < kPollsBeforeYield) {
+        ++polls;
+    } else {
+        sched_yield();
+    }
+}
+
+// Calls the library's own: nothing of libredux's is among the requests or needs progress.
+bool pass_through() { return inside_progress() || !operations_exist(); }
+
+bool any_busy(int count, const MPI_Request* requests) {
+    for (int i = 0; i < count; ++i) {
+        if (operation_busy(requests[i])) return true;
+    }
+    return false;
+}
+
+// `requests` in the thread's copy, busy operations as MPI_REQUEST_NULL; `busy`: whether there was one.
+MPI_Request* masked(int count, const MPI_Request* requests, bool& busy) {
+    thread_local std::vector<MPI_Request> copy;
+    copy.assign(requests, requests + count);
+    busy = false;
+    for (MPI_Request& r : copy) {
+        if (operation_busy(r)) {
+            r = MPI_REQUEST_NULL;
+            busy = true;
+        }
+    }
+    return copy.data();
+}
+
+// The handles before a call completes some, for settle().
+const MPI_Request* before(int count, const MPI_Request* requests) {
+    thread_local std::vector<MPI_Request> copy;
+    copy.assign(requests, requests + count);
+    return copy.data();
+}
+
+// After the library completed `handle` with `status` (rc its code): a persistent operation's status made empty,
+// its execution's error reported. Returns the call's code.
+int settle(MPI_Request handle, MPI_Status* status, int rc) {
+    Operation* op = find_operation(handle);
+    if (op == nullptr || !op->persistent) return rc;
+    op->phase = Operation::Phase::idle;
+    if (status != MPI_STATUS_IGNORE && status != MPI_STATUSES_IGNORE) status->MPI_SOURCE = MPI_ANY_SOURCE;
+    if (rc != MPI_SUCCESS || op->error == MPI_SUCCESS) return rc;
+    const int error = op->error;
+    op->error = MPI_SUCCESS;
+    if (status != MPI_STATUS_IGNORE && status != MPI_STATUSES_IGNORE) status->MPI_ERROR = error;
+    MPI_Comm_call_errhandler(op->user_comm, error);
+    return error;
+}
+
+// settle() for each request the library completed: `indices` (null: all `count`).
+int settle_all(int count, const MPI_Request* handles, const int* indices, MPI_Status* statuses, int rc) {
+    for (int k = 0; k < count; ++k) {
+        const int i = indices != nullptr ? indices[k] : k;
+        const int r = settle(handles[i], statuses != MPI_STATUSES_IGNORE ? &statuses[k] : MPI_STATUS_IGNORE, rc);
+        if (rc == MPI_SUCCESS) rc = r;
+    }
+    return rc;
+}
+
+int wait(MPI_Request* request, MPI_Status* status) {
+    const MPI_Request handle = *request;
+    for (int polls = 0; operations_busy(); pause(polls)) {
+        progress_operations();
+        if (operation_busy(handle)) continue;
+        int flag = 0;
+        const int rc = PMPI_Test(request, &flag, status);
+        if (rc != MPI_SUCCESS || flag) return settle(handle, status, rc);
+    }
+    return settle(handle, status, PMPI_Wait(request, status));
+}
+
+int test(MPI_Request* request, int* flag, MPI_Status* status) {
+    const MPI_Request handle = *request;
+    progress_operations();
+    if (operation_busy(handle)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    const int rc = PMPI_Test(request, flag, status);
+    return *flag ? settle(handle, status, rc) : rc;
+}
+
+int waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
+    const MPI_Request* handles = before(count, requests);
+    for (int polls = 0; operations_busy(); pause(polls)) {
+        progress_operations();
+        if (any_busy(count, requests)) continue;
+        int flag = 0;
+        const int rc = PMPI_Testall(count, requests, &flag, statuses);
+        if (rc != MPI_SUCCESS || flag) return settle_all(count, handles, nullptr, statuses, rc);
+    }
+    return settle_all(count, handles, nullptr, statuses, PMPI_Waitall(count, requests, statuses));
+}
+
+int testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
+    progress_operations();
+    if (any_busy(count, requests)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    const MPI_Request* handles = before(count, requests);
+    const int rc = PMPI_Testall(count, requests, flag, statuses);
+    return *flag ? settle_all(count, handles, nullptr, statuses, rc) : rc;
+}
+
+// Testany on the masked requests; a request it completed is written back. `flag`: the answer for the caller (an
+// operation still busy means not every request is inactive).
+int testany_masked(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status) {
+    bool busy = false;
+    MPI_Request* m = masked(count, requests, busy);
+    const int rc = PMPI_Testany(count, m, index, flag, status);
+    if (rc != MPI_SUCCESS) return rc;
+    if (*index != MPI_UNDEFINED) {
+        const MPI_Request handle = requests[*index];
+        requests[*index] = m[*index];
+        return settle(handle, status, rc);
+    }
+    if (busy) *flag = 0;
+    return rc;
+}
+
+int waitany(int count, MPI_Request* requests, int* index, MPI_Status* status) {
+    for (int polls = 0; operations_busy(); pause(polls)) {
+        progress_operations();
+        int flag = 0;
+        const int rc = testany_masked(count, requests, index, &flag, status);
+        if (rc != MPI_SUCCESS || flag) return rc;
+    }
+    const MPI_Request* handles = before(count, requests);
+    const int rc = PMPI_Waitany(count, requests, index, status);
+    return *index != MPI_UNDEFINED ? settle(handles[*index], status, rc) : rc;
+}
+
+int testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status) {
+    progress_operations();
+    return testany_masked(count, requests, index, flag, status);
+}
+
+// Testsome on the masked requests, completed ones written back; outcount MPI_UNDEFINED only when every request is
+// inactive and no operation busy.
+int testsome_masked(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
+    bool busy = false;
+    MPI_Request* m = masked(count, requests, busy);
+    const MPI_Request* handles = before(count, requests);
+    const int rc = PMPI_Testsome(count, m, outcount, indices, statuses);
+    if (*outcount == MPI_UNDEFINED) {
+        if (busy) *outcount = 0;
+        return rc;
+    }
+    for (int k = 0; k < *outcount; ++k) requests[indices[k]] = m[indices[k]];
+    return settle_all(*outcount, handles, indices, statuses, rc);
+}
+
+int waitsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
+    for (int polls = 0; operations_busy(); pause(polls)) {
+        progress_operations();
+        const int rc = testsome_masked(count, requests, outcount, indices, statuses);
+        if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+    }
+    const MPI_Request* handles = before(count, requests);
+    const int rc = PMPI_Waitsome(count, requests, outcount, indices, statuses);
+    return *outcount != MPI_UNDEFINED ? settle_all(*outcount, handles, indices, statuses, rc) : rc;
+}
+
+int testsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
+    progress_operations();
+    return testsome_masked(count, requests, outcount, indices, statuses);
+}
+
+int request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+    progress_operations();
+    if (operation_busy(request)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    const int rc = PMPI_Request_get_status(request, flag, status);
+    Operation* op = find_operation(request);
+    if (*flag && op != nullptr && op->persistent && status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_ANY_SOURCE;
+    return rc;
+}
+
+// MPI_ERR_REQUEST through the operation's communicator's handler: a persistent request started while active (not
+// completed since its last start), or freed while running.
+int active_request(const Operation& op) {
+    MPI_Comm_call_errhandler(op.user_comm, MPI_ERR_REQUEST);
+    return MPI_ERR_REQUEST;
+}
+
+int start(MPI_Request* request) {
+    Operation* op = find_operation(*request);
+    if (op == nullptr) return PMPI_Start(request);
+    if (op->phase != Operation::Phase::idle) return active_request(*op);  // running, or not completed since
+    const int rc = start_operation(*op);
+    if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(op->user_comm, rc);
+    return rc;
+}
+
+int request_free(MPI_Request* request) {
+    Operation* op = find_operation(*request);
+    if (op == nullptr || !op->persistent) return PMPI_Request_free(request);
+    if (op->busy()) return active_request(*op);
+    const int rc = PMPI_Request_free(request);
+    remove_operation(op);
+    return rc;
+}
+
+}  // namespace
+}  // namespace redux
+
+using redux::pass_through;
+
+extern "C" {
+
+int redux_wait_raw(void* request, void* status) {
+    auto* r = static_cast<MPI_Request*>(request);
+    auto* s = static_cast<MPI_Status*>(status);
+    return pass_through() ? PMPI_Wait(r, s) : redux::wait(r, s);
+}
+
+int redux_test_raw(void* request, int* flag, void* status) {
+    auto* r = static_cast<MPI_Request*>(request);
+    auto* s = static_cast<MPI_Status*>(status);
+    return pass_through() ? PMPI_Test(r, flag, s) : redux::test(r, flag, s);
+}
+
+int redux_waitall_raw(int count, void* requests, void* statuses) {
+    auto* r = static_cast<MPI_Request*>(requests);
+    auto* s = static_cast<MPI_Status*>(statuses);
+    return pass_through() ? PMPI_Waitall(count, r, s) : redux::waitall(count, r, s);
+}
+
+int redux_testall_raw(int count, void* requests, int* flag, void* statuses) {
+    auto* r = static_cast<MPI_Request*>(requests);
+    auto* s = static_cast<MPI_Status*>(statuses);
+    return pass_through() ? PMPI_Testall(count, r, flag, s) : redux::testall(count, r, flag, s);
+}
+
+int redux_waitany_raw(int count, void* requests, int* index, void* status) {
+    auto* r = static_cast<MPI_Request*>(requests);
+    auto* s = static_cast<MPI_Status*>(status);
+    return pass_through() ? PMPI_Waitany(count, r, index, s) : redux::waitany(count, r, index, s);
+}
+
+int redux_testany_raw(int count, void* requests, int* index, int* flag, void* status) {
+    auto* r = static_cast<MPI_Request*>(requests);
+    auto* s = static_cast<MPI_Status*>(status);
+    return pass_through() ? PMPI_Testany(count, r, index, flag, s) : redux::testany(count, r, index, flag, s);
+}
+
+int redux_waitsome_raw(int count, void* requests, int* outcount, int* indices, void* statuses) {
+    auto* r = static_cast<MPI_Request*>(requests);
+    auto* s = static_cast<MPI_Status*>(statuses);
+    return pass_through() ? PMPI_Waitsome(count, r, outcount, indices, s)
+                          : redux::waitsome(count, r, outcount, indices, s);
+}
+
+int redux_testsome_raw(int count, void* requests, int* outcount, int* indices, void* statuses) {
+    auto* r = static_cast<MPI_Request*>(requests);
+    auto* s = static_cast<MPI_Status*>(statuses);
+    return pass_through() ? PMPI_Testsome(count, r, outcount, indices, s)
+                          : redux::testsome(count, r, outcount, indices, s);
+}
+
+int redux_request_get_status_raw(redux_raw_handle request, int* flag, void* status) {
+    const auto r = (MPI_Request)request;
+    auto* s = static_cast<MPI_Status*>(status);
+    return pass_through() ? PMPI_Request_get_status(r, flag, s) : redux::request_get_status(r, flag, s);
+}
+
+int redux_start_raw(void* request) {
+    auto* r = static_cast<MPI_Request*>(request);
+    return pass_through() ? PMPI_Start(r) : redux::start(r);
+}
+
+int redux_startall_raw(int count, void* requests) {
+    auto* r = static_cast<MPI_Request*>(requests);
+    if (pass_through()) return PMPI_Startall(count, r);
+    for (int i = 0; i < count; ++i) {
+        const int rc = redux::start(&r[i]);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int redux_request_free_raw(void* request) {
+    auto* r = static_cast<MPI_Request*>(request);
+    return pass_through() ? PMPI_Request_free(r) : redux::request_free(r);
+}
+
+}  // extern "C"

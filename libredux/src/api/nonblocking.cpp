@@ -1,0 +1,189 @@
+// MPI_Ireduce, MPI_Iallreduce, MPI_Ireduce_scatter_block and their persistent forms (MPI_Reduce_init, ...): where
+// libredux runs them, an Operation (operations.hpp); everywhere else the library's own call.
+//
+// Which plan runs:
+//   - a nonblocking call may not wait for other ranks, so it makes nothing: it runs the plan the communicator
+//     already holds for its key (route_known, route.hpp), made by earlier blocking calls or a persistent init;
+//   - a persistent init is collective and waits like a blocking call's first use of a key: it makes the
+//     communicator's state and the key's plan (route(), timing the op on the send buffer as it is at init), so
+//     that MPI_Start pays none of it.
+// A strategy (REDUX_ALGORITHM) runs its tree. Under auto, the tree auto has decided for on the key, or the library's
+// own call where auto has not decided or decided for it: auto measures blocking calls only.
+#include "api/operations.hpp"
+#include "api/raw_call.h"
+#include "api/route.hpp"
+#include "api/run_plan.hpp"
+#include "mpi/mpi_check.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <new>
+
+// The library's own persistent inits: MPI 4.0's names (MPICH 4) or Open MPI 4.1's extension (mpi-ext.h). Weak: the
+// library that has neither leaves both null, and libredux passes its persistent calls through unchanged.
+extern "C" {
+int PMPI_Reduce_init(const void*, void*, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info, MPI_Request*)
+    __attribute__((weak));
+int PMPI_Allreduce_init(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request*)
+    __attribute__((weak));
+int PMPI_Reduce_scatter_block_init(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request*)
+    __attribute__((weak));
+int PMPIX_Reduce_init(const void*, void*, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info, MPI_Request*)
+    __attribute__((weak));
+int PMPIX_Allreduce_init(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request*)
+    __attribute__((weak));
+int PMPIX_Reduce_scatter_block_init(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request*)
+    __attribute__((weak));
+}
+
+namespace redux {
+namespace {
+
+const redux_options kDefaults = REDUX_OPTIONS_INIT;
+
+// A nonblocking or persistent call's arguments.
+struct StartCall {
+    ReduceCall call;
+    MPI_Info info;
+    MPI_Request* request;
+    bool persistent;
+};
+
+ReduceCall reduce_call(Collective collective, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, int root, MPI_Comm comm) {
+    return {sendbuf, recvbuf, count, datatype, op, root, comm, kDefaults, true, lookup_generation(), collective};
+}
+
+// The library's own call for `s`.
+int library_call(const StartCall& s) {
+    const ReduceCall& c = s.call;
+    if (!s.persistent) {
+        switch (c.collective) {
+            case Collective::reduce:
+                return PMPI_Ireduce(c.sendbuf, c.recvbuf, c.count, c.datatype, c.op, c.root, c.comm, s.request);
+            case Collective::allreduce:
+                return PMPI_Iallreduce(c.sendbuf, c.recvbuf, c.count, c.datatype, c.op, c.comm, s.request);
+            case Collective::reduce_scatter_block:
+                return PMPI_Ireduce_scatter_block(c.sendbuf, c.recvbuf, c.count, c.datatype, c.op, c.comm, s.request);
+        }
+    }
+    auto pick = [](auto standard, auto extension) { return standard != nullptr ? standard : extension; };
+    switch (c.collective) {
+        case Collective::reduce:
+            if (auto f = pick(PMPI_Reduce_init, PMPIX_Reduce_init)) {
+                return f(c.sendbuf, c.recvbuf, c.count, c.datatype, c.op, c.root, c.comm, s.info, s.request);
+            }
+            break;
+        case Collective::allreduce:
+            if (auto f = pick(PMPI_Allreduce_init, PMPIX_Allreduce_init)) {
+                return f(c.sendbuf, c.recvbuf, c.count, c.datatype, c.op, c.comm, s.info, s.request);
+            }
+            break;
+        case Collective::reduce_scatter_block:
+            if (auto f = pick(PMPI_Reduce_scatter_block_init, PMPIX_Reduce_scatter_block_init)) {
+                return f(c.sendbuf, c.recvbuf, c.count, c.datatype, c.op, c.comm, s.info, s.request);
+            }
+            break;
+    }
+    return MPI_ERR_INTERN;  // unreachable: libredux defines the persistent inits only where the library has them
+}
+
+// Which of the key's trees the call runs, or -1 for the library's own call (the header says why).
+int chosen_tree(const Route& route) {
+    if (route.state == nullptr || !route.state->lines) return -1;
+    if (route.plan->algorithm != REDUX_ALGORITHM_AUTO) return 0;
+    const AutoSelect& select = route.plan->plan->auto_select;
+    return select.decided() && select.choice() == AutoSelect::Run::planned ? select.tree() : -1;
+}
+
+// The status of a finished nonblocking operation: empty (MPI 4.0, 3.7.3), its error the execution's.
+int query_status(void* extra, MPI_Status* status) {
+    const auto* op = static_cast<const Operation*>(extra);
+    MPI_Status_set_elements(status, MPI_BYTE, 0);
+    MPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_ANY_SOURCE;
+    status->MPI_TAG = MPI_ANY_TAG;
+    return op->error;
+}
+int free_operation(void* extra) {
+    remove_operation(static_cast<const Operation*>(extra));
+    return MPI_SUCCESS;
+}
+int cancel_nothing(void*, int) { return MPI_SUCCESS; }  // a collective cannot be cancelled (MPI 4.0, 6.12)
+
+// An operation running tree `tree` of `route`'s plan for `s`.
+int make_operation(const StartCall& s, const Route& route, int tree) {
+    CommState& state = *route.state;
+    auto op = std::make_unique<Operation>();
+    const CachedPlan& cached = *route.plan->plan;
+    op->persistent = s.persistent;
+    op->user_comm = s.call.comm;
+    op->lines = state.lines;
+    op->plan = {cached.trees[static_cast<size_t>(tree)],
+                cached.knobs,
+                cached.op_piece_bytes,
+                route.plan->commutative,
+                route.plan->layout,
+                cached.costs};
+    const PlannedTree& t = op->plan.tree;
+    op->exec_plan = {t.family, &t.program, t.segments, &t.spread, &t.batches, op->plan.knobs, op->plan.op_piece_bytes};
+    op->call = exec_call(s.call, state, *route.plan);
+    Operation* raw = op.get();
+    if (s.persistent) {
+        REDUX_MPI(PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &op->handle));
+    } else {
+        REDUX_MPI(PMPI_Grequest_start(query_status, free_operation, cancel_nothing, raw, &op->handle));
+    }
+    *s.request = op->handle;
+    add_operation(std::move(op));
+    return s.persistent ? MPI_SUCCESS : start_operation(*raw);
+}
+
+int start_call(const StartCall& s) {
+    int rc = MPI_ERR_INTERN;
+    bool library = true;
+    try {
+        Route answer;
+        rc = s.persistent ? route(s.call, answer) : route_known(s.call, answer);
+        const int tree = rc == MPI_SUCCESS ? chosen_tree(answer) : -1;
+        if (tree >= 0) {
+            library = false;
+            rc = make_operation(s, answer, tree);
+        }
+    } catch (const std::bad_alloc&) {
+        rc = MPI_ERR_NO_MEM;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "libredux: internal error: %s\n", e.what());
+    } catch (...) {
+        std::fprintf(stderr, "libredux: internal error\n");
+    }
+    if (rc == MPI_SUCCESS && library) return library_call(s);
+    if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(s.call.comm, rc);
+    return rc;
+}
+
+}  // namespace
+}  // namespace redux
+
+using redux::Collective;
+
+extern "C" int redux_istart_raw(int collective, int persistent, const void* sendbuf, void* recvbuf, int count,
+                                redux_raw_handle datatype, redux_raw_handle op, int root, redux_raw_handle comm,
+                                redux_raw_handle info, void* request) {
+    const auto c = static_cast<Collective>(collective);
+    return redux::start_call(
+        {redux::reduce_call(c, sendbuf, recvbuf, count, (MPI_Datatype)datatype, (MPI_Op)op, root, (MPI_Comm)comm),
+         (MPI_Info)info, static_cast<MPI_Request*>(request), persistent != 0});
+}
+
+extern "C" int redux_request_info(MPI_Request request, redux_call_info* info) {
+    const redux::Operation* op = redux::find_operation(request);
+    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
+    if (op == nullptr) return 0;
+    const redux::OperationPlan& p = op->plan;
+    if (info != nullptr) {
+        *info = {1, p.tree.algorithm(), p.costs.transfer_s, p.costs.compute_s, p.tree.predicted_s, p.tree.segments};
+    }
+    return 1;
+}

@@ -1,0 +1,172 @@
+// The operations' registry and their progress (operations.hpp). One lock guards both: the application may complete
+// requests from several threads (MPI_THREAD_MULTIPLE), and every thread that enters a completion call while
+// operations are busy advances them all.
+#include "api/operations.hpp"
+
+#include "mpi/mpi_check.hpp"
+#include "mpi/yielding.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+
+namespace redux {
+
+std::atomic<int> g_busy_operations{0};
+std::atomic<int> g_operations{0};
+
+namespace {
+
+struct Registry {
+    std::recursive_mutex lock;  // the library may call a generalized request's free function inside our calls
+    std::unordered_map<MPI_Request, std::unique_ptr<Operation>> by_handle;
+    std::vector<Operation*> busy;  // in the order they were started
+};
+
+Registry& registry() {
+    static Registry* r = new Registry;  // never destroyed: requests may be completed during exit
+    return *r;
+}
+
+thread_local int t_progress_depth = 0;
+
+// Marks `op`'s handle complete for the library, its execution over (error: its first error).
+void end(Operation& op, int error) {
+    op.error = error;
+    op.phase = Operation::Phase::ended;
+    if (op.line >= 0 && op.lines->holder(op.line) == &op) op.lines->holder(op.line) = nullptr;
+    g_busy_operations.fetch_sub(1, std::memory_order_acq_rel);
+    if (op.persistent) {
+        PMPI_Start(&op.handle);  // a receive from MPI_PROC_NULL: complete at once
+    } else {
+        PMPI_Grequest_complete(op.handle);
+    }
+}
+
+// Starts `op`'s execution if its line is free; else it keeps waiting. Returns an MPI error code.
+int try_start(Operation& op) {
+    if (op.lines->holder(op.line) != nullptr) return MPI_SUCCESS;
+    op.lines->holder(op.line) = &op;
+    op.call.comm = op.lines->comm(op.line);
+    op.phase = Operation::Phase::running;
+    const int rc = op.execution.start(op.exec_plan, op.call, op.workspace);
+    if (rc != MPI_SUCCESS) op.execution.abandon();
+    return rc;
+}
+
+// One step of `op`: start it if it waits, else progress its execution. Returns an MPI error code.
+int step_once(Operation& op) {
+    if (op.phase == Operation::Phase::waiting) {
+        REDUX_MPI(try_start(op));
+        if (op.phase == Operation::Phase::waiting) return MPI_SUCCESS;
+    }
+    bool moved = false, done = false;
+    const int rc = op.execution.progress(moved, done);
+    if (rc != MPI_SUCCESS) {
+        op.execution.abandon();
+        return rc;
+    }
+    if (done) end(op, MPI_SUCCESS);
+    return MPI_SUCCESS;
+}
+
+// step_once(), its exceptions (the executor's allocations) as MPI error codes: it runs inside the application's MPI
+// calls.
+int step(Operation& op) noexcept {
+    try {
+        return step_once(op);
+    } catch (const std::bad_alloc&) {
+        return MPI_ERR_NO_MEM;
+    } catch (...) {
+        return MPI_ERR_INTERN;
+    }
+}
+
+}  // namespace
+
+Lines::~Lines() {
+    for (Line& line : lines_) {
+        if (line.comm != MPI_COMM_NULL) PMPI_Comm_free(&line.comm);
+    }
+}
+
+int Lines::create(MPI_Comm parent) {
+    for (Line& line : lines_) {
+        REDUX_MPI(comm_dup_yielding(parent, &line.comm));
+        REDUX_MPI(PMPI_Comm_set_errhandler(line.comm, MPI_ERRORS_RETURN));
+    }
+    return MPI_SUCCESS;
+}
+
+int make_lines(CommState& state) {
+    if (state.lines) return MPI_SUCCESS;
+    auto lines = std::make_shared<Lines>();
+    REDUX_MPI(lines->create(state.comm));
+    state.lines = std::move(lines);
+    return MPI_SUCCESS;
+}
+
+Operation* add_operation(std::unique_ptr<Operation> op) {
+    Registry& r = registry();
+    std::lock_guard<std::recursive_mutex> hold(r.lock);
+    Operation* raw = op.get();
+    r.by_handle[op->handle] = std::move(op);
+    g_operations.fetch_add(1, std::memory_order_acq_rel);
+    return raw;
+}
+
+Operation* find_operation(MPI_Request handle) {
+    if (handle == MPI_REQUEST_NULL) return nullptr;
+    Registry& r = registry();
+    std::lock_guard<std::recursive_mutex> hold(r.lock);
+    const auto it = r.by_handle.find(handle);
+    return it != r.by_handle.end() ? it->second.get() : nullptr;
+}
+
+bool operation_busy(MPI_Request handle) {
+    const Operation* op = find_operation(handle);
+    return op != nullptr && op->busy();
+}
+
+void remove_operation(const Operation* op) {
+    Registry& r = registry();
+    std::lock_guard<std::recursive_mutex> hold(r.lock);
+    r.busy.erase(std::remove(r.busy.begin(), r.busy.end(), op), r.busy.end());
+    if (r.by_handle.erase(op->handle) != 0) g_operations.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+int start_operation(Operation& op) {
+    Registry& r = registry();
+    std::lock_guard<std::recursive_mutex> hold(r.lock);
+    op.line = op.lines->take();
+    op.phase = Operation::Phase::waiting;
+    op.error = MPI_SUCCESS;
+    g_busy_operations.fetch_add(1, std::memory_order_acq_rel);
+    r.busy.push_back(&op);
+    ++t_progress_depth;
+    const int rc = step(op);  // nothing waits before it: it may start at once
+    --t_progress_depth;
+    if (rc != MPI_SUCCESS) end(op, rc);
+    return MPI_SUCCESS;
+}
+
+void progress_operations() {
+    Registry& r = registry();
+    std::lock_guard<std::recursive_mutex> hold(r.lock);
+    ++t_progress_depth;
+    // In start order: of two operations waiting for one line, the earlier starts first.
+    for (size_t i = 0; i < r.busy.size(); ++i) {
+        Operation& op = *r.busy[i];
+        if (!op.busy()) continue;  // ended at its start, not yet taken off the list
+        const int rc = step(op);
+        if (rc != MPI_SUCCESS) end(op, rc);
+    }
+    r.busy.erase(std::remove_if(r.busy.begin(), r.busy.end(), [](const Operation* op) { return !op->busy(); }),
+                 r.busy.end());
+    --t_progress_depth;
+}
+
+bool inside_progress() { return t_progress_depth > 0; }
+
+}  // namespace redux

@@ -1,0 +1,343 @@
+// Nonblocking and persistent reductions through the MPI symbols libredux defines (linked: this program calls
+// MPI_Allreduce_init, MPI_Iallreduce, MPI_Wait, ... and gets libredux's). Every result is checked against the
+// reduction computed here from every rank's data, in rank order: the op is not commutative (affine maps composed),
+// so a wrong order fails too.
+//
+// REDUX_EXPECT_PLANNED=1 (set with a strategy in REDUX_ALGORITHM): every request of more than one rank must be
+// libredux's (redux_request_info); unset (auto, native): none may be, the library's own ran. Cases: persistent
+// allreduce restarted with new data, persistent reduce at every root (in place at the root), persistent
+// reduce-scatter-block, a derived datatype with gaps, more nonblocking calls in flight on one communicator than it
+// has lines with a blocking call between them, completed in reverse order; every completion call mixed with
+// point-to-point requests; MPI_Startall; a communicator freed after its requests; starting an active request.
+#include "redux/redux.h"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+// The persistent inits: MPI 4.0's names, Open MPI 4.1's extension (mpi-ext.h) there.
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#define PERSISTENT(name) MPIX_##name
+#else
+#define PERSISTENT(name) MPI_##name
+#endif
+
+namespace {
+
+constexpr long long kPrime = 1000003;
+
+// An affine map t -> a t + b (mod kPrime); composing two is associative, not commutative.
+struct Affine {
+    long long a = 1, b = 0;
+};
+
+// x then y.
+Affine compose(const Affine& x, const Affine& y) { return {x.a * y.a % kPrime, (x.b * y.a + y.b) % kPrime}; }
+
+void compose_op(void* in, void* inout, int* len, MPI_Datatype*) {
+    auto* x = static_cast<Affine*>(in);
+    auto* y = static_cast<Affine*>(inout);
+    for (int i = 0; i < *len; ++i) y[i] = compose(x[i], y[i]);
+}
+
+Affine value(int rank, int i, int round) {
+    return {2 + (rank + 3 * i + 5 * round) % 7, (rank * 11 + i * 13 + round * 17) % 101};
+}
+
+struct World {
+    int rank = 0, size = 1;
+    bool planned = false;  // requests must be libredux's
+    MPI_Datatype affine = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+};
+
+World& world() {
+    static World w = [] {
+        World v;
+        MPI_Comm_rank(MPI_COMM_WORLD, &v.rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &v.size);
+        const char* expect = std::getenv("REDUX_EXPECT_PLANNED");
+        v.planned = expect != nullptr && expect[0] == '1' && v.size > 1;
+        MPI_Type_contiguous(2, MPI_LONG_LONG, &v.affine);
+        MPI_Type_commit(&v.affine);
+        MPI_Op_create(compose_op, 0, &v.op);
+        return v;
+    }();
+    return w;
+}
+
+std::vector<Affine> mine(int count, int round, int rank) {
+    std::vector<Affine> v(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) v[static_cast<size_t>(i)] = value(rank, i, round);
+    return v;
+}
+
+// mine() written into `buffer` where it is: a persistent request holds its address.
+void refill(std::vector<Affine>& buffer, int round, int rank) {
+    const std::vector<Affine> v = mine(static_cast<int>(buffer.size()), round, rank);
+    std::copy(v.begin(), v.end(), buffer.begin());
+}
+
+// Elements [first, first + count) of the reduction over every rank, in rank order.
+std::vector<Affine> expected(int first, int count, int round) {
+    std::vector<Affine> r(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) {
+        Affine acc = value(0, first + i, round);
+        for (int p = 1; p < world().size; ++p) acc = compose(acc, value(p, first + i, round));
+        r[static_cast<size_t>(i)] = acc;
+    }
+    return r;
+}
+
+void expect_equal(const std::vector<Affine>& got, const std::vector<Affine>& want, const char* what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].a, want[i].a) << what << " element " << i;
+        ASSERT_EQ(got[i].b, want[i].b) << what << " element " << i;
+    }
+}
+
+void expect_ours(MPI_Request request) { EXPECT_EQ(redux_request_info(request, nullptr), world().planned ? 1 : 0); }
+
+TEST(Persistent, AllreduceRestartedWithNewData) {
+    const World& w = world();
+    constexpr int kCount = 37;
+    std::vector<Affine> send(kCount), recv(kCount);
+    MPI_Request request = MPI_REQUEST_NULL;
+    ASSERT_EQ(PERSISTENT(Allreduce_init)(send.data(), recv.data(), kCount, w.affine, w.op, MPI_COMM_WORLD,
+                                         MPI_INFO_NULL, &request),
+              MPI_SUCCESS);
+    expect_ours(request);
+    for (int round = 0; round < 5; ++round) {
+        refill(send, round, w.rank);
+        ASSERT_EQ(MPI_Start(&request), MPI_SUCCESS);
+        MPI_Status status;
+        ASSERT_EQ(MPI_Wait(&request, &status), MPI_SUCCESS);
+        if (w.planned) {
+            EXPECT_EQ(status.MPI_SOURCE, MPI_ANY_SOURCE);
+        }
+        EXPECT_NE(request, MPI_REQUEST_NULL);  // persistent: inactive, not freed
+        expect_equal(recv, expected(0, kCount, round), "allreduce");
+    }
+    ASSERT_EQ(MPI_Request_free(&request), MPI_SUCCESS);
+    EXPECT_EQ(request, MPI_REQUEST_NULL);
+}
+
+TEST(Persistent, ReduceAtEveryRootInPlace) {
+    const World& w = world();
+    constexpr int kCount = 5;
+    for (int root = 0; root < w.size; ++root) {
+        std::vector<Affine> data(kCount);
+        const bool at_root = w.rank == root;
+        MPI_Request request = MPI_REQUEST_NULL;
+        ASSERT_EQ(PERSISTENT(Reduce_init)(at_root ? MPI_IN_PLACE : data.data(), at_root ? data.data() : nullptr, kCount,
+                                          w.affine, w.op, root, MPI_COMM_WORLD, MPI_INFO_NULL, &request),
+                  MPI_SUCCESS);
+        expect_ours(request);
+        for (int round = 0; round < 2; ++round) {
+            refill(data, round + root, w.rank);
+            ASSERT_EQ(MPI_Start(&request), MPI_SUCCESS);
+            ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+            if (at_root) expect_equal(data, expected(0, kCount, round + root), "reduce at its root");
+        }
+        ASSERT_EQ(MPI_Request_free(&request), MPI_SUCCESS);
+    }
+}
+
+TEST(Persistent, ReduceScatterBlock) {
+    const World& w = world();
+    constexpr int kBlock = 3;
+    std::vector<Affine> send = mine(kBlock * w.size, 4, w.rank), recv(kBlock);
+    MPI_Request request = MPI_REQUEST_NULL;
+    ASSERT_EQ(PERSISTENT(Reduce_scatter_block_init)(send.data(), recv.data(), kBlock, w.affine, w.op, MPI_COMM_WORLD,
+                                                    MPI_INFO_NULL, &request),
+              MPI_SUCCESS);
+    expect_ours(request);
+    ASSERT_EQ(MPI_Start(&request), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    expect_equal(recv, expected(w.rank * kBlock, kBlock, 4), "reduce-scatter-block");
+    ASSERT_EQ(MPI_Request_free(&request), MPI_SUCCESS);
+}
+
+void add_doubles(void* in, void* inout, int* len, MPI_Datatype*) {  // on the spaced type: every other double
+    for (int i = 0; i < *len; ++i) static_cast<double*>(inout)[2 * i] += static_cast<const double*>(in)[2 * i];
+}
+
+// A vector of every other double, summed by a user op (the predefined ones are for predefined types); the doubles
+// between are left as they were.
+TEST(Persistent, DatatypeWithGaps) {
+    const World& w = world();
+    constexpr int kCount = 9;
+    MPI_Datatype spaced = MPI_DATATYPE_NULL;
+    MPI_Type_create_resized(MPI_DOUBLE, 0, 2 * sizeof(double), &spaced);
+    MPI_Type_commit(&spaced);
+    MPI_Op add = MPI_OP_NULL;
+    MPI_Op_create(add_doubles, 1, &add);
+    std::vector<double> send(2 * kCount), recv(2 * kCount, -1.0);
+    for (int i = 0; i < kCount; ++i) send[static_cast<size_t>(2 * i)] = w.rank + i;
+    MPI_Request request = MPI_REQUEST_NULL;
+    ASSERT_EQ(PERSISTENT(Allreduce_init)(send.data(), recv.data(), kCount, spaced, add, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                         &request),
+              MPI_SUCCESS);
+    expect_ours(request);
+    ASSERT_EQ(MPI_Start(&request), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    for (int i = 0; i < kCount; ++i) {
+        EXPECT_EQ(recv[static_cast<size_t>(2 * i)], w.size * (w.size - 1) / 2.0 + w.size * i) << i;
+        EXPECT_EQ(recv[static_cast<size_t>(2 * i + 1)], -1.0) << "gap " << i;
+    }
+    MPI_Request_free(&request);
+    MPI_Type_free(&spaced);
+    MPI_Op_free(&add);
+}
+
+// Ten MPI_Iallreduce in flight on one communicator (its key planned by a persistent init first), a blocking
+// allreduce after the fifth, completed last to first.
+TEST(Nonblocking, ManyInFlightCompletedInReverse) {
+    const World& w = world();
+    constexpr int kCount = 11, kCalls = 10;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    std::vector<std::vector<Affine>> send(kCalls), recv(kCalls, std::vector<Affine>(kCount));
+    MPI_Request init = MPI_REQUEST_NULL;
+    ASSERT_EQ(
+        PERSISTENT(Allreduce_init)(recv[0].data(), recv[1].data(), kCount, w.affine, w.op, comm, MPI_INFO_NULL, &init),
+        MPI_SUCCESS);
+    std::vector<MPI_Request> requests(kCalls, MPI_REQUEST_NULL);
+    int blocking_max = -1;
+    for (int k = 0; k < kCalls; ++k) {
+        send[static_cast<size_t>(k)] = mine(kCount, k, w.rank);
+        ASSERT_EQ(MPI_Iallreduce(send[static_cast<size_t>(k)].data(), recv[static_cast<size_t>(k)].data(), kCount,
+                                 w.affine, w.op, comm, &requests[static_cast<size_t>(k)]),
+                  MPI_SUCCESS);
+        expect_ours(requests[static_cast<size_t>(k)]);
+        if (k == 4) MPI_Allreduce(&w.rank, &blocking_max, 1, MPI_INT, MPI_MAX, comm);
+    }
+    for (int k = kCalls - 1; k >= 0; --k) {
+        ASSERT_EQ(MPI_Wait(&requests[static_cast<size_t>(k)], MPI_STATUS_IGNORE), MPI_SUCCESS);
+        EXPECT_EQ(requests[static_cast<size_t>(k)], MPI_REQUEST_NULL);
+        expect_equal(recv[static_cast<size_t>(k)], expected(0, kCount, k), "iallreduce");
+    }
+    EXPECT_EQ(blocking_max, w.size - 1);
+    MPI_Request_free(&init);
+    MPI_Comm_free(&comm);
+}
+
+// A ring's point-to-point requests beside the reductions, completed by each completion call in turn.
+class Mixed : public ::testing::TestWithParam<int> {};
+
+TEST_P(Mixed, CompletionCalls) {
+    const World& w = world();
+    constexpr int kCount = 17;
+    const int round = GetParam();
+    std::vector<Affine> send = mine(kCount, round, w.rank), recv(kCount);
+    MPI_Request persistent = MPI_REQUEST_NULL;
+    ASSERT_EQ(PERSISTENT(Allreduce_init)(send.data(), recv.data(), kCount, w.affine, w.op, MPI_COMM_WORLD,
+                                         MPI_INFO_NULL, &persistent),
+              MPI_SUCCESS);
+    std::vector<Affine> isend = mine(kCount, round + 1, w.rank), irecv(kCount);
+    MPI_Request requests[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    const int right = (w.rank + 1) % w.size, left = (w.rank + w.size - 1) % w.size;
+    int from_left = -1;
+    MPI_Irecv(&from_left, 1, MPI_INT, left, 5, MPI_COMM_WORLD, &requests[0]);
+    ASSERT_EQ(MPI_Start(&persistent), MPI_SUCCESS);
+    requests[1] = persistent;
+    ASSERT_EQ(MPI_Iallreduce(isend.data(), irecv.data(), kCount, w.affine, w.op, MPI_COMM_WORLD, &requests[2]),
+              MPI_SUCCESS);
+    MPI_Isend(&w.rank, 1, MPI_INT, right, 5, MPI_COMM_WORLD, &requests[3]);
+    MPI_Status statuses[4];
+    switch (round) {
+        case 0:
+            ASSERT_EQ(MPI_Waitall(4, requests, statuses), MPI_SUCCESS);
+            EXPECT_EQ(statuses[0].MPI_SOURCE, left);
+            if (w.planned) {
+                EXPECT_EQ(statuses[1].MPI_SOURCE, MPI_ANY_SOURCE);
+            }
+            break;
+        case 1:
+            for (int flag = 0; !flag;) ASSERT_EQ(MPI_Testall(4, requests, &flag, statuses), MPI_SUCCESS);
+            break;
+        case 2:
+            for (int done = 0; done < 4; ++done) {
+                int index = MPI_UNDEFINED;
+                ASSERT_EQ(MPI_Waitany(4, requests, &index, statuses), MPI_SUCCESS);
+                ASSERT_NE(index, MPI_UNDEFINED);
+                if (index == 1) requests[1] = MPI_REQUEST_NULL;  // inactive now: not counted again
+            }
+            break;
+        case 3:
+            for (int done = 0; done < 4;) {
+                int index = MPI_UNDEFINED, flag = 0;
+                ASSERT_EQ(MPI_Testany(4, requests, &index, &flag, statuses), MPI_SUCCESS);
+                if (flag && index != MPI_UNDEFINED) {
+                    ++done;
+                    if (index == 1) requests[1] = MPI_REQUEST_NULL;
+                }
+                ASSERT_FALSE(flag && index == MPI_UNDEFINED && done < 4);
+            }
+            break;
+        default:
+            for (int done = 0; done < 4;) {
+                int outcount = 0, indices[4];
+                ASSERT_EQ(round == 4 ? MPI_Waitsome(4, requests, &outcount, indices, statuses)
+                                     : MPI_Testsome(4, requests, &outcount, indices, statuses),
+                          MPI_SUCCESS);
+                ASSERT_NE(outcount, MPI_UNDEFINED);
+                for (int k = 0; k < outcount; ++k) {
+                    if (indices[k] == 1) requests[1] = MPI_REQUEST_NULL;
+                }
+                done += outcount;
+            }
+            break;
+    }
+    EXPECT_EQ(from_left, left);
+    expect_equal(recv, expected(0, kCount, round), "persistent beside point-to-point");
+    expect_equal(irecv, expected(0, kCount, round + 1), "nonblocking beside point-to-point");
+    // Restarted, and watched with MPI_Request_get_status before its wait.
+    refill(send, round + 2, w.rank);
+    ASSERT_EQ(MPI_Start(&persistent), MPI_SUCCESS);
+    for (int flag = 0; !flag;) ASSERT_EQ(MPI_Request_get_status(persistent, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&persistent, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    expect_equal(recv, expected(0, kCount, round + 2), "persistent after MPI_Request_get_status");
+    MPI_Request_free(&persistent);
+}
+
+INSTANTIATE_TEST_SUITE_P(EachCall, Mixed, ::testing::Values(0, 1, 2, 3, 4, 5));
+
+// Two persistent requests started together, twice, on a communicator freed once they are.
+TEST(Persistent, StartallThenCommunicatorFreed) {
+    const World& w = world();
+    constexpr int kCount = 6;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    std::vector<Affine> send_a = mine(kCount, 7, w.rank), recv_a(kCount);
+    std::vector<Affine> send_b = mine(2 * kCount, 8, w.rank), recv_b(2 * kCount);
+    MPI_Request requests[2];
+    ASSERT_EQ(PERSISTENT(Allreduce_init)(send_a.data(), recv_a.data(), kCount, w.affine, w.op, comm, MPI_INFO_NULL,
+                                         &requests[0]),
+              MPI_SUCCESS);
+    ASSERT_EQ(PERSISTENT(Reduce_init)(send_b.data(), recv_b.data(), 2 * kCount, w.affine, w.op, w.size - 1, comm,
+                                      MPI_INFO_NULL, &requests[1]),
+              MPI_SUCCESS);
+    ASSERT_EQ(MPI_Startall(2, requests), MPI_SUCCESS);
+    if (w.planned) {
+        EXPECT_EQ(MPI_Start(&requests[0]), MPI_ERR_REQUEST);  // active: erroneous, reported
+    }
+    ASSERT_EQ(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    expect_equal(recv_a, expected(0, kCount, 7), "allreduce of Startall");
+    if (w.rank == w.size - 1) expect_equal(recv_b, expected(0, 2 * kCount, 8), "reduce of Startall");
+    ASSERT_EQ(MPI_Startall(2, requests), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    expect_equal(recv_a, expected(0, kCount, 7), "allreduce started again");
+    MPI_Request_free(&requests[0]);
+    MPI_Request_free(&requests[1]);
+    ASSERT_EQ(MPI_Comm_free(&comm), MPI_SUCCESS);
+}
+
+}  // namespace
