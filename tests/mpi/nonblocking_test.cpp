@@ -228,7 +228,15 @@ TEST(Nonblocking, ManyInFlightCompletedInReverse) {
     MPI_Comm_free(&comm);
 }
 
-// A ring's point-to-point requests beside the reductions, completed by each completion call in turn.
+// A ring's point-to-point requests beside the reductions, completed by each completion call in turn. MPICH 4.0's
+// own persistent collectives are kept out of the mix (it reports MPI_ERR_IN_STATUS from MPI_Testall with every
+// status MPI_SUCCESS for one): under auto, they are the library's.
+#ifdef MPICH_VERSION
+constexpr bool kLibraryMixesPersistent = false;
+#else
+constexpr bool kLibraryMixesPersistent = true;
+#endif
+
 class Mixed : public ::testing::TestWithParam<int> {};
 
 TEST_P(Mixed, CompletionCalls) {
@@ -246,7 +254,9 @@ TEST_P(Mixed, CompletionCalls) {
     int from_left = -1;
     MPI_Irecv(&from_left, 1, MPI_INT, left, 5, MPI_COMM_WORLD, &requests[0]);
     ASSERT_EQ(MPI_Start(&persistent), MPI_SUCCESS);
-    requests[1] = persistent;
+    const bool mixed = w.planned || kLibraryMixesPersistent;
+    if (mixed) requests[1] = persistent;
+    const int calls = mixed ? 4 : 3;
     ASSERT_EQ(MPI_Iallreduce(isend.data(), irecv.data(), kCount, w.affine, w.op, MPI_COMM_WORLD, &requests[2]),
               MPI_SUCCESS);
     MPI_Isend(&w.rank, 1, MPI_INT, right, 5, MPI_COMM_WORLD, &requests[3]);
@@ -257,13 +267,14 @@ TEST_P(Mixed, CompletionCalls) {
             EXPECT_EQ(statuses[0].MPI_SOURCE, left);
             if (w.planned) {
                 EXPECT_EQ(statuses[1].MPI_SOURCE, MPI_ANY_SOURCE);
+                EXPECT_EQ(statuses[1].MPI_TAG, MPI_ANY_TAG);
             }
             break;
         case 1:
             for (int flag = 0; !flag;) ASSERT_EQ(MPI_Testall(4, requests, &flag, statuses), MPI_SUCCESS);
             break;
         case 2:
-            for (int done = 0; done < 4; ++done) {
+            for (int done = 0; done < calls; ++done) {
                 int index = MPI_UNDEFINED;
                 ASSERT_EQ(MPI_Waitany(4, requests, &index, statuses), MPI_SUCCESS);
                 ASSERT_NE(index, MPI_UNDEFINED);
@@ -271,18 +282,18 @@ TEST_P(Mixed, CompletionCalls) {
             }
             break;
         case 3:
-            for (int done = 0; done < 4;) {
+            for (int done = 0; done < calls;) {
                 int index = MPI_UNDEFINED, flag = 0;
                 ASSERT_EQ(MPI_Testany(4, requests, &index, &flag, statuses), MPI_SUCCESS);
                 if (flag && index != MPI_UNDEFINED) {
                     ++done;
                     if (index == 1) requests[1] = MPI_REQUEST_NULL;
                 }
-                ASSERT_FALSE(flag && index == MPI_UNDEFINED && done < 4);
+                ASSERT_FALSE(flag && index == MPI_UNDEFINED && done < calls);
             }
             break;
         default:
-            for (int done = 0; done < 4;) {
+            for (int done = 0; done < calls;) {
                 int outcount = 0, indices[4];
                 ASSERT_EQ(round == 4 ? MPI_Waitsome(4, requests, &outcount, indices, statuses)
                                      : MPI_Testsome(4, requests, &outcount, indices, statuses),
@@ -294,6 +305,9 @@ TEST_P(Mixed, CompletionCalls) {
                 done += outcount;
             }
             break;
+    }
+    if (!mixed) {
+        ASSERT_EQ(MPI_Wait(&persistent, MPI_STATUS_IGNORE), MPI_SUCCESS);
     }
     EXPECT_EQ(from_left, left);
     expect_equal(recv, expected(0, kCount, round), "persistent beside point-to-point");

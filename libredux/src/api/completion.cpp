@@ -5,9 +5,10 @@
 // masked as MPI_REQUEST_NULL; a wait does so in a loop that polls and then yields the core, as the executor's
 // waits do, so that the operations progress while the application waits for anything.
 //
-// A finished persistent operation's handle is the library's completed receive from MPI_PROC_NULL: its status is
-// made empty (MPI_SOURCE = MPI_ANY_SOURCE, MPI 4.0, 3.7.3), and an error of the execution goes through the user's
-// communicator's error handler. A nonblocking operation's status comes from its generalized request's query.
+// A finished persistent operation's handle is the library's completed receive (operations.hpp): its status is made
+// empty (MPI_SOURCE = MPI_ANY_SOURCE, MPI_TAG = MPI_ANY_TAG, MPI 4.0, 3.7.3), and an error of the execution goes
+// through the user's communicator's error handler. A nonblocking operation's status comes from its generalized
+// request's query.
 #include "api/operations.hpp"
 #include "api/raw_call.h"
 #include "mpi/yielding.hpp"
@@ -64,7 +65,10 @@ int settle(MPI_Request handle, MPI_Status* status, int rc) {
     Operation* op = find_operation(handle);
     if (op == nullptr || !op->persistent) return rc;
     op->phase = Operation::Phase::idle;
-    if (status != MPI_STATUS_IGNORE && status != MPI_STATUSES_IGNORE) status->MPI_SOURCE = MPI_ANY_SOURCE;
+    if (status != MPI_STATUS_IGNORE && status != MPI_STATUSES_IGNORE) {
+        status->MPI_SOURCE = MPI_ANY_SOURCE;
+        status->MPI_TAG = MPI_ANY_TAG;
+    }
     if (rc != MPI_SUCCESS || op->error == MPI_SUCCESS) return rc;
     const int error = op->error;
     op->error = MPI_SUCCESS;
@@ -201,7 +205,10 @@ int request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
     }
     const int rc = PMPI_Request_get_status(request, flag, status);
     Operation* op = find_operation(request);
-    if (*flag && op != nullptr && op->persistent && status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_ANY_SOURCE;
+    if (*flag && op != nullptr && op->persistent && status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE = MPI_ANY_SOURCE;
+        status->MPI_TAG = MPI_ANY_TAG;
+    }
     return rc;
 }
 
@@ -226,6 +233,7 @@ int request_free(MPI_Request* request) {
     if (op == nullptr || !op->persistent) return PMPI_Request_free(request);
     if (op->busy()) return active_request(*op);
     const int rc = PMPI_Request_free(request);
+    PMPI_Request_free(&op->signal);
     remove_operation(op);
     return rc;
 }

@@ -131,7 +131,10 @@ int make_operation(const StartCall& s, const Route& route, int tree) {
     op->call = exec_call(s.call, state, *route.plan);
     Operation* raw = op.get();
     if (s.persistent) {
-        REDUX_MPI(PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &op->handle));
+        const MPI_Comm self = self_comm();
+        if (self == MPI_COMM_NULL) return MPI_ERR_INTERN;
+        REDUX_MPI(PMPI_Recv_init(nullptr, 0, MPI_BYTE, 0, 0, self, &op->handle));
+        REDUX_MPI(PMPI_Send_init(nullptr, 0, MPI_BYTE, 0, 0, self, &op->signal));
     } else {
         REDUX_MPI(PMPI_Grequest_start(query_status, free_operation, cancel_nothing, raw, &op->handle));
     }

@@ -37,8 +37,10 @@ void end(Operation& op, int error) {
     op.phase = Operation::Phase::ended;
     if (op.line >= 0 && op.lines->holder(op.line) == &op) op.lines->holder(op.line) = nullptr;
     g_busy_operations.fetch_sub(1, std::memory_order_acq_rel);
-    if (op.persistent) {
-        PMPI_Start(&op.handle);  // a receive from MPI_PROC_NULL: complete at once
+    if (op.persistent) {  // the receive posted, then the send it takes at once
+        PMPI_Start(&op.handle);
+        PMPI_Start(&op.signal);
+        PMPI_Wait(&op.signal, MPI_STATUS_IGNORE);
     } else {
         PMPI_Grequest_complete(op.handle);
     }
@@ -105,6 +107,16 @@ int make_lines(CommState& state) {
     REDUX_MPI(lines->create(state.comm));
     state.lines = std::move(lines);
     return MPI_SUCCESS;
+}
+
+MPI_Comm self_comm() {
+    static MPI_Comm self = [] {
+        MPI_Comm c = MPI_COMM_NULL;
+        if (PMPI_Comm_dup(MPI_COMM_SELF, &c) != MPI_SUCCESS) return MPI_COMM_NULL;
+        PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        return c;
+    }();
+    return self;
 }
 
 Operation* add_operation(std::unique_ptr<Operation> op) {

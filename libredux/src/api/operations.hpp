@@ -6,8 +6,10 @@
 // handed to the library once libredux's part is over:
 //   - nonblocking: a generalized request (MPI_Grequest_start), completed when the execution ends and freed by
 //     the application's wait or test (its free function deletes the operation);
-//   - persistent: a persistent receive from MPI_PROC_NULL, inactive while the operation is inactive or running
-//     and started (it completes at once) when the execution ends; MPI_Request_free frees both.
+//   - persistent: a persistent receive on a duplicate of MPI_COMM_SELF, inactive while the operation is inactive or
+//     running, and started when the execution ends together with its persistent send of no data, which it
+//     receives at once (MPICH 4.0 takes a started receive from MPI_PROC_NULL for an inactive request in
+//     MPI_Testany, MPI_Waitany and MPI_Waitsome); MPI_Request_free frees them.
 // While an operation runs, a completion call never hands its handle to the library (a persistent request would
 // look inactive, a generalized one would block it): completion.cpp masks it.
 //
@@ -80,6 +82,7 @@ struct Operation {
     enum class Phase : uint8_t { idle, waiting, running, ended };  // waiting: for its line
 
     MPI_Request handle = MPI_REQUEST_NULL;  // the application's
+    MPI_Request signal = MPI_REQUEST_NULL;  // persistent: the send that completes handle
     bool persistent = false;
     Phase phase = Phase::idle;
     int error = MPI_SUCCESS;  // the execution's, reported when the application completes it
@@ -101,6 +104,10 @@ extern __attribute__((visibility("hidden"))) std::atomic<int> g_busy_operations;
 extern __attribute__((visibility("hidden"))) std::atomic<int> g_operations;  // registered
 inline bool operations_busy() { return g_busy_operations.load(std::memory_order_acquire) > 0; }
 inline bool operations_exist() { return g_operations.load(std::memory_order_acquire) > 0; }
+
+// The communicator of the persistent handles' messages to self (a duplicate of MPI_COMM_SELF, made on first use);
+// MPI_COMM_NULL if it could not be made.
+MPI_Comm self_comm();
 
 // Registers `op` (its handle made by the caller) and returns it.
 Operation* add_operation(std::unique_ptr<Operation> op);
