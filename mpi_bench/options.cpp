@@ -1,4 +1,5 @@
 #include "options.hpp"
+#include <cctype>
 
 #include "mpi/mpi_version.hpp"
 #include "redux/version.h"
@@ -38,6 +39,14 @@ constexpr const char* kDescription =
     "and each other rank, and c = the median time of MPI_Reduce_local of `count` elements with the op on the\n"
     "root, passed to the planner (one d for every link). auto is libredux's choice between its best planned\n"
     "tree and the library's own reduce, measured during its first calls (within the warm-up).\n"
+    "\n"
+    "--collective ireduce, iallreduce, ireduce_scatter_block time the nonblocking calls (start, then MPI_Wait), and\n"
+    "reduce_init, allreduce_init, reduce_scatter_block_init the persistent ones (a request made once per size and\n"
+    "algorithm, then MPI_Start and MPI_Wait). A planned algorithm's nonblocking calls run the plan its first, "
+    "blocking\n"
+    "call makes; auto's trials are blocking calls, and its nonblocking calls follow what they decide. --overlap US\n"
+    "does US microseconds of work between the start and the wait, in slices of 50 us with MPI_Test between them:\n"
+    "the latency is then from the start to the wait's return, the work included.\n"
     "\n"
     "--collective allreduce or reduce_scatter_block times MPI_Allreduce or MPI_Reduce_scatter_block instead\n"
     "(native: the MPI library's own, through PMPI_Allreduce or PMPI_Reduce_scatter_block): every rank's result\n"
@@ -236,6 +245,19 @@ const char* collective_mpi_name(Collective collective) {
     }
 }
 
+std::string call_mpi_name(Collective collective, CallMode mode) {
+    const std::string name = collective_mpi_name(collective);
+    switch (mode) {
+        case CallMode::nonblocking:
+            return "MPI_I" + std::string(1, static_cast<char>(std::tolower(name[4]))) + name.substr(5);
+        case CallMode::persistent:
+            return name + "_init";
+        case CallMode::blocking:
+            break;
+    }
+    return name;
+}
+
 std::string algorithm_name(redux_algorithm algorithm) {
     if (algorithm == REDUX_ALGORITHM_NATIVE) return "native";
     if (algorithm == REDUX_ALGORITHM_AUTO) return "auto";
@@ -292,8 +314,14 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     bool noncommutative = false;
     app.add_option("--collective", collective_text,
                    "reduce (default: MPI_Reduce), allreduce (MPI_Allreduce) or reduce_scatter_block "
-                   "(MPI_Reduce_scatter_block)")
+                   "(MPI_Reduce_scatter_block); ireduce, iallreduce, ireduce_scatter_block (nonblocking); "
+                   "reduce_init, allreduce_init, reduce_scatter_block_init (persistent)")
         ->type_name("C");
+    double overlap_us = 0;
+    app.add_option("--overlap", overlap_us,
+                   "microseconds of work between a nonblocking or persistent call's start and its wait, in 50 us "
+                   "slices with MPI_Test between (default 0)")
+        ->type_name("US");
     app.add_option("--algorithms", algorithms_text,
                    "comma-separated: native (the MPI library's own collective, via PMPI_), auto, " +
                        known_names([](const KnownAlgorithm& a) { return a.needs == "always"; }) +
@@ -388,6 +416,21 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     }
 
     std::string error;
+    const auto ends_with = [&](const std::string& tail) {
+        return collective_text.size() > tail.size() &&
+               collective_text.compare(collective_text.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (ends_with("_init")) {
+        options.mode = CallMode::persistent;
+        collective_text.resize(collective_text.size() - 5);
+    } else if (collective_text.size() > 1 && collective_text[0] == 'i') {
+        options.mode = CallMode::nonblocking;
+        collective_text.erase(0, 1);
+    }
+    if (overlap_us < 0 || (overlap_us > 0 && options.mode == CallMode::blocking)) {
+        return usage_error("--overlap: a time >= 0 in microseconds, for a nonblocking or persistent --collective");
+    }
+    options.overlap_s = overlap_us * 1e-6;
     if (collective_text == "reduce") {
         options.collective = Collective::reduce;
     } else if (collective_text == "allreduce") {
@@ -395,7 +438,8 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     } else if (collective_text == "reduce_scatter_block") {
         options.collective = Collective::reduce_scatter_block;
     } else {
-        return usage_error("--collective: '" + collective_text + "' is not reduce, allreduce or reduce_scatter_block");
+        return usage_error("--collective: '" + collective_text +
+                           "' is not reduce, allreduce or reduce_scatter_block (or their i-, _init forms)");
     }
     if (!parse_algorithms(algorithms_text, options.collective, options.algorithms, error)) return usage_error(error);
     options.sizes_bytes = parse_sizes(sizes_text, error);

@@ -22,6 +22,13 @@ const char* collective_option(Collective collective);
 // "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter_block".
 const char* collective_mpi_name(Collective collective);
 
+// How each call is made: MPI_Allreduce; MPI_Iallreduce then MPI_Test and MPI_Wait; MPI_Start of a request made once
+// per size by MPI_Allreduce_init (MPIX_ under Open MPI 4.1). The other collectives alike.
+enum class CallMode { blocking, nonblocking, persistent };
+
+// The call's name as mpi_bench reports it: MPI_Reduce, MPI_Iallreduce, MPI_Reduce_scatter_block_init, ...
+std::string call_mpi_name(Collective collective, CallMode mode);
+
 struct AlgorithmChoice {
     std::string name;  // as on the command line and in the CSV: native, optimal, fibonacci, binomial, auto
     redux_algorithm algorithm;
@@ -35,6 +42,8 @@ constexpr long kHugeMessageBytes = 4L << 20;
 
 struct BenchOptions {
     Collective collective = Collective::reduce;
+    CallMode mode = CallMode::blocking;  // --collective iallreduce, allreduce_init, ...
+    double overlap_s = 0;                // --overlap: work between a nonblocking or persistent start and its wait
     std::vector<AlgorithmChoice> algorithms;
     std::vector<long> sizes_bytes;
     int iterations = 0;  // 0: 1000 up to kLargeMessageBytes, 100 up to kHugeMessageBytes, 20 above

@@ -90,10 +90,14 @@ bool Report::open(std::string& error) {
 
 void Report::print_header(const std::string& skipped_sizes) {
     const long small = kLargeMessageBytes, large = kHugeMessageBytes;
-    const std::string collective = collective_mpi_name(options_.collective);
+    const std::string collective = call_mpi_name(options_.collective, options_.mode);
     const bool every_rank = options_.every_rank_results();
     std::printf("# mpi_bench: %s latency, libredux against %s (native = P%s)\n", collective.c_str(),
                 library_version().c_str(), collective.c_str());
+    if (options_.mode != CallMode::blocking) {
+        std::printf("# from the start to MPI_Wait's return; %.0f us of work between them, MPI_Test every 50 us\n",
+                    options_.overlap_s * 1e6);
+    }
     const std::string root = every_rank ? "" : ", root " + std::to_string(options_.root);
     std::printf("# ranks %d%s, op %s, datatype %s (%d B per element)%s, costs %s, segments %s\n", ranks_, root.c_str(),
                 op_label(options_.op).c_str(), datatype_name(options_.op.type).c_str(), element_bytes_,

@@ -57,8 +57,9 @@ void Runner::check_call(int rc, size_t algorithm) const {
     char text[MPI_MAX_ERROR_STRING] = {};
     int length = 0;
     MPI_Error_string(rc, text, &length);
-    std::fprintf(stderr, "mpi_bench: rank %d: %s (%s) failed: %s\n", rank_, collective_mpi_name(options_.collective),
-                 options_.algorithms[algorithm].name.c_str(), text);
+    std::fprintf(stderr, "mpi_bench: rank %d: %s (%s) failed: %s\n", rank_,
+                 call_mpi_name(options_.collective, options_.mode).c_str(), options_.algorithms[algorithm].name.c_str(),
+                 text);
     MPI_Abort(comm_, 1);
 }
 
@@ -72,7 +73,23 @@ void Runner::prepare(size_t algorithm) {
 
 void* Runner::result_buffer(size_t algorithm) { return recv_[std::min(algorithm, recv_.size() - 1)].data(); }
 
+const void* Runner::send_buffer() const {
+    const bool in_place = options_.in_place && (options_.every_rank_results() || rank_ == options_.root);
+    return in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
+}
+
+// One call as --collective says: blocking; or started, then the --overlap work and its wait. The verification's call
+// of a nonblocking mode is blocking: it makes the plan the nonblocking calls of the same options run.
 int Runner::call(size_t algorithm, int count, redux_call_info* info) {
+    if (options_.mode == CallMode::blocking || (options_.mode == CallMode::nonblocking && first_call_)) {
+        return blocking_call(algorithm, count, info);
+    }
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int rc = start(algorithm, count, info, request);
+    return rc != MPI_SUCCESS ? rc : complete(request);
+}
+
+redux_options Runner::call_options(size_t algorithm) const {
     const AlgorithmChoice& choice = options_.algorithms[algorithm];
     redux_options call_options = REDUX_OPTIONS_INIT;
     call_options.algorithm = choice.algorithm;
@@ -81,9 +98,13 @@ int Runner::call(size_t algorithm, int count, redux_call_info* info) {
         call_options.compute_s = costs_.compute_s;
     }
     if (choice.planned()) call_options.segment_bytes = options_.segment_bytes;
+    return call_options;
+}
+
+int Runner::blocking_call(size_t algorithm, int count, redux_call_info* info) {
+    const redux_options call_options = this->call_options(algorithm);
     void* recv = result_buffer(algorithm);
-    const bool in_place = options_.in_place && (options_.every_rank_results() || rank_ == options_.root);
-    const void* send = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_.data());
+    const void* send = send_buffer();
     switch (options_.collective) {
         case Collective::allreduce:
             return redux_allreduce_ex(send, recv, count, op_.datatype(), op_.op(), comm_, &call_options, info);
@@ -93,6 +114,73 @@ int Runner::call(size_t algorithm, int count, redux_call_info* info) {
         default:
             return redux_reduce_ex(send, recv, count, op_.datatype(), op_.op(), options_.root, comm_, &call_options,
                                    info);
+    }
+}
+
+// A nonblocking call, or the start of the algorithm's persistent request (made at its first start).
+int Runner::start(size_t algorithm, int count, redux_call_info* info, MPI_Request& request) {
+    const redux_options o = call_options(algorithm);
+    void* recv = result_buffer(algorithm);
+    const void* send = send_buffer();
+    const MPI_Datatype type = op_.datatype();
+    if (options_.mode == CallMode::nonblocking) {
+        int rc = MPI_SUCCESS;
+        switch (options_.collective) {
+            case Collective::allreduce:
+                rc = redux_iallreduce_ex(send, recv, count, type, op_.op(), comm_, &o, &request);
+                break;
+            case Collective::reduce_scatter_block:
+                rc = redux_ireduce_scatter_block_ex(send, recv, count, type, op_.op(), comm_, &o, &request);
+                break;
+            default:
+                rc = redux_ireduce_ex(send, recv, count, type, op_.op(), options_.root, comm_, &o, &request);
+                break;
+        }
+        redux_request_info(request, info);
+        return rc;
+    }
+    if (persistent_.size() != options_.algorithms.size())
+        persistent_.assign(options_.algorithms.size(), MPI_REQUEST_NULL);
+    MPI_Request& made = persistent_[algorithm];
+    if (made == MPI_REQUEST_NULL) {
+        int rc = MPI_SUCCESS;
+        switch (options_.collective) {
+            case Collective::allreduce:
+                rc = redux_allreduce_init_ex(send, recv, count, type, op_.op(), comm_, MPI_INFO_NULL, &o, &made);
+                break;
+            case Collective::reduce_scatter_block:
+                rc = redux_reduce_scatter_block_init_ex(send, recv, count, type, op_.op(), comm_, MPI_INFO_NULL, &o,
+                                                        &made);
+                break;
+            default:
+                rc = redux_reduce_init_ex(send, recv, count, type, op_.op(), options_.root, comm_, MPI_INFO_NULL, &o,
+                                          &made);
+                break;
+        }
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    redux_request_info(made, info);
+    request = made;
+    return MPI_Start(&request);
+}
+
+// --overlap's work in 50 us slices, MPI_Test between them, then MPI_Wait.
+int Runner::complete(MPI_Request& request) const {
+    constexpr double kSlice_s = 50e-6;
+    const double start_s = MPI_Wtime();
+    for (double now_s = start_s; now_s - start_s < options_.overlap_s; now_s = MPI_Wtime()) {
+        const double until_s = std::min(now_s + kSlice_s, start_s + options_.overlap_s);
+        while (MPI_Wtime() < until_s) {
+        }
+        int done = 0;
+        if (request != MPI_REQUEST_NULL) MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    }
+    return MPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+
+void Runner::free_requests() {
+    for (MPI_Request& request : persistent_) {
+        if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
     }
 }
 
@@ -235,12 +323,16 @@ bool Runner::run_size(int count, SizeResult& result) {
     // Verification: one call per algorithm, which also makes and caches the plan.
     result.algorithms.assign(algorithms, AlgorithmResult{});
     double round_s = 0;  // the root's time in the calls of this round
+    free_requests();     // the last size's persistent requests
+    persistent_.assign(algorithms, MPI_REQUEST_NULL);
     for (size_t a = 0; a < algorithms; ++a) {
         redux_call_info info{};
         prepare(a);
         barrier_yielding(comm_);
         const double t0 = MPI_Wtime();
+        first_call_ = true;
         check_call(call(a, count, &info), a);
+        first_call_ = false;
         round_s += MPI_Wtime() - t0;
         record_call(info, result.algorithms[a]);
     }
@@ -259,7 +351,9 @@ bool Runner::run_size(int count, SizeResult& result) {
             redux_call_info info{};
             prepare(a);
             start_call(-static_cast<long>(warmup) - trial);
+            first_call_ = options_.mode == CallMode::nonblocking;  // auto's trials: blocking calls
             check_call(call(a, count, &info), a);
+            first_call_ = false;
             record_call(info, result.algorithms[a]);
             const int ran = info.planned != 0 ? static_cast<int>(info.algorithm) : -1;
             same = same > 0 && ran == last ? same + 1 : 1;

@@ -73,11 +73,18 @@ public:
     // elements); false on every rank when a result was wrong, after the root printed why on stderr. The results
     // are meaningful on the root only.
     bool run_size(int count, SizeResult& result);
+    ~Runner() { free_requests(); }
 
 private:
     void prepare(size_t algorithm);
     void* result_buffer(size_t algorithm);
+    const void* send_buffer() const;
+    redux_options call_options(size_t algorithm) const;
     int call(size_t algorithm, int count, redux_call_info* info);
+    int blocking_call(size_t algorithm, int count, redux_call_info* info);
+    int start(size_t algorithm, int count, redux_call_info* info, MPI_Request& request);
+    int complete(MPI_Request& request) const;
+    void free_requests();
     bool verify(int count, const char* when, bool corrupt);
     std::string first_wrong_result(int count, bool corrupt);
     bool report_wrong_result(const std::string& wrong, const char* when);
@@ -103,6 +110,8 @@ private:
     // One result buffer per algorithm where results are verified (reduce: the root; else every rank), else one.
     // In place they hold the input before each call: reduce_scatter_block's then holds the whole vector.
     std::vector<std::vector<unsigned char>> recv_;
+    std::vector<MPI_Request> persistent_;  // per algorithm, for this size (--collective *_init)
+    bool first_call_ = false;              // the call is the verification's: blocking, making the plan
 };
 
 }  // namespace redux_bench

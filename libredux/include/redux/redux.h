@@ -85,6 +85,23 @@ int redux_reduce_scatter_block_ex(const void *sendbuf, void *recvbuf, int recvco
  * other request, `info` then says native. */
 int redux_request_info(MPI_Request request, redux_call_info *info);
 
+/* Those calls with per-call choices (`options`: NULL is REDUX_OPTIONS_INIT), as redux_reduce_ex. A nonblocking one
+ * runs the plan made for the same call with the same options by an earlier blocking or persistent call, else the
+ * library's own; a persistent init makes it. */
+int redux_ireduce_ex(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm, const redux_options *options, MPI_Request *request);
+int redux_iallreduce_ex(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        const redux_options *options, MPI_Request *request);
+int redux_ireduce_scatter_block_ex(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, const redux_options *options, MPI_Request *request);
+int redux_reduce_init_ex(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                         MPI_Comm comm, MPI_Info info, const redux_options *options, MPI_Request *request);
+int redux_allreduce_init_ex(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm, MPI_Info info, const redux_options *options, MPI_Request *request);
+int redux_reduce_scatter_block_init_ex(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm, MPI_Info info, const redux_options *options,
+                                       MPI_Request *request);
+
 #ifdef __cplusplus
 }
 #endif

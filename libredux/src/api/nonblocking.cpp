@@ -51,8 +51,10 @@ struct StartCall {
 };
 
 ReduceCall reduce_call(Collective collective, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                       MPI_Op op, int root, MPI_Comm comm) {
-    return {sendbuf, recvbuf, count, datatype, op, root, comm, kDefaults, true, lookup_generation(), collective};
+                       MPI_Op op, int root, MPI_Comm comm, const redux_options* options = nullptr) {
+    const redux_options& o = options != nullptr ? *options : kDefaults;
+    return {sendbuf,   recvbuf, count, datatype, op, root, comm, o, defaults_but_algorithm(o), lookup_generation(),
+            collective};
 }
 
 // The library's own call for `s`.
@@ -189,4 +191,50 @@ extern "C" int redux_request_info(MPI_Request request, redux_call_info* info) {
         *info = {1, p.tree.algorithm(), p.costs.transfer_s, p.costs.compute_s, p.tree.predicted_s, p.tree.segments};
     }
     return 1;
+}
+
+extern "C" int redux_ireduce_ex(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                int root, MPI_Comm comm, const redux_options* options, MPI_Request* request) {
+    return redux::start_call(
+        {redux::reduce_call(Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, options),
+         MPI_INFO_NULL, request, false});
+}
+
+extern "C" int redux_iallreduce_ex(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, const redux_options* options, MPI_Request* request) {
+    return redux::start_call(
+        {redux::reduce_call(Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, options),
+         MPI_INFO_NULL, request, false});
+}
+
+extern "C" int redux_ireduce_scatter_block_ex(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                                              MPI_Op op, MPI_Comm comm, const redux_options* options,
+                                              MPI_Request* request) {
+    return redux::start_call({redux::reduce_call(Collective::reduce_scatter_block, sendbuf, recvbuf, recvcount,
+                                                 datatype, op, 0, comm, options),
+                              MPI_INFO_NULL, request, false});
+}
+
+extern "C" int redux_reduce_init_ex(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                    int root, MPI_Comm comm, MPI_Info info, const redux_options* options,
+                                    MPI_Request* request) {
+    return redux::start_call(
+        {redux::reduce_call(Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, options), info,
+         request, true});
+}
+
+extern "C" int redux_allreduce_init_ex(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                       MPI_Comm comm, MPI_Info info, const redux_options* options,
+                                       MPI_Request* request) {
+    return redux::start_call(
+        {redux::reduce_call(Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, options), info,
+         request, true});
+}
+
+extern "C" int redux_reduce_scatter_block_init_ex(const void* sendbuf, void* recvbuf, int recvcount,
+                                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                  const redux_options* options, MPI_Request* request) {
+    return redux::start_call({redux::reduce_call(Collective::reduce_scatter_block, sendbuf, recvbuf, recvcount,
+                                                 datatype, op, 0, comm, options),
+                              info, request, true});
 }

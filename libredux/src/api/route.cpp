@@ -139,6 +139,7 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
 
 int route_known(const ReduceCall& call, Route& route) {
     if (redux_foreign_mpi() || !mpi_running() || call.comm == MPI_COMM_NULL) return MPI_SUCCESS;
+    if (!valid_options(call.options)) return MPI_ERR_ARG;
     CommState* state = find_comm_state(call.comm);
     if (state == nullptr) return MPI_SUCCESS;
     const redux_algorithm algorithm = resolve(call.options, state->config);
