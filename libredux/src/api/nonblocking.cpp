@@ -8,7 +8,9 @@
 //     communicator's state and the key's plan (route(), timing the op on the send buffer as it is at init), so
 //     that MPI_Start pays none of it.
 // A strategy (REDUX_ALGORITHM) runs its tree. Under auto, the tree auto has decided for on the key, or the library's
-// own call where auto has not decided or decided for it: auto measures blocking calls only.
+// own call where auto has not decided or decided for it. auto measures blocking calls: a persistent init under auto
+// makes the key's blocking calls on copies of its buffers until auto has decided (decide_at_init), for at most
+// kInitTrialSeconds; a nonblocking call takes what earlier calls decided.
 #include "api/operations.hpp"
 #include "api/raw_call.h"
 #include "api/route.hpp"
@@ -16,9 +18,11 @@
 #include "mpi/mpi_check.hpp"
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
+#include <vector>
 
 // The library's own persistent inits: MPI 4.0's names (MPICH 4) or Open MPI 4.1's extension (mpi-ext.h). Weak: the
 // library that has neither leaves both null, and libredux passes its persistent calls through unchanged.
@@ -41,6 +45,10 @@ namespace redux {
 namespace {
 
 const redux_options kDefaults = REDUX_OPTIONS_INIT;
+
+// How long a persistent init under auto may spend deciding once the key is planned (the slowest rank's time, agreed
+// after each call).
+constexpr double kInitTrialSeconds = 1.0;
 
 // A nonblocking or persistent call's arguments.
 struct StartCall {
@@ -99,6 +107,61 @@ int chosen_tree(const Route& route) {
     return select.decided() && select.choice() == AutoSelect::Run::planned ? select.tree() : -1;
 }
 
+// A buffer of `elements` of `layout`'s type holding what `from` holds (the bytes it spans), for auto's trials.
+struct ScratchVector {
+    std::vector<char> bytes;
+    void* origin = nullptr;
+    ScratchVector(const void* from, const ElementLayout& layout, int elements) : bytes(layout.span_bytes(elements)) {
+        if (from != nullptr && from != MPI_IN_PLACE) {
+            std::memcpy(bytes.data(), static_cast<const char*>(from) + layout.true_lb, bytes.size());
+        }
+        origin = bytes.data() - layout.true_lb;
+    }
+};
+
+// Under auto, the persistent init's decision: the key's blocking calls on copies of the call's buffers until auto
+// has decided, kInitTrialSeconds are spent after the plan was made, or AutoSelect::kMaxCallsToDecide calls are made.
+// Collective.
+int decide_at_init(const ReduceCall& c) {
+    ElementLayout layout;
+    if (describe_layout(c.datatype, layout) != MPI_SUCCESS || c.count <= 0) return MPI_SUCCESS;
+    int size = 1, rank = 0;
+    REDUX_MPI(MPI_Comm_size(c.comm, &size));
+    REDUX_MPI(MPI_Comm_rank(c.comm, &rank));
+    const int whole = c.collective == Collective::reduce_scatter_block ? c.count * size : c.count;
+    const bool in_place = c.sendbuf == MPI_IN_PLACE;
+    const bool receives = c.collective != Collective::reduce || rank == c.root;
+    ScratchVector send(in_place ? nullptr : c.sendbuf, layout, in_place ? 0 : whole);
+    ScratchVector recv(in_place ? c.recvbuf : nullptr, layout, receives ? (in_place ? whole : c.count) : 0);
+    double start_s = -1;  // from the call after the one that made the key's plan (calibration is not counted)
+    for (int call = 0; call < AutoSelect::kMaxCallsToDecide; ++call) {
+        const void* sendbuf = in_place ? MPI_IN_PLACE : send.origin;
+        void* recvbuf = receives ? recv.origin : nullptr;
+        switch (c.collective) {
+            case Collective::reduce:
+                REDUX_MPI(
+                    redux_reduce_ex(sendbuf, recvbuf, c.count, c.datatype, c.op, c.root, c.comm, &c.options, nullptr));
+                break;
+            case Collective::allreduce:
+                REDUX_MPI(redux_allreduce_ex(sendbuf, recvbuf, c.count, c.datatype, c.op, c.comm, &c.options, nullptr));
+                break;
+            case Collective::reduce_scatter_block:
+                REDUX_MPI(redux_reduce_scatter_block_ex(sendbuf, recvbuf, c.count, c.datatype, c.op, c.comm, &c.options,
+                                                        nullptr));
+                break;
+        }
+        Route known;
+        REDUX_MPI(route_known(c, known));
+        if (known.state == nullptr) continue;
+        if (known.plan->plan->auto_select.decided()) break;
+        if (start_s < 0) start_s = MPI_Wtime();
+        double spent_s = MPI_Wtime() - start_s;
+        REDUX_MPI(PMPI_Allreduce(MPI_IN_PLACE, &spent_s, 1, MPI_DOUBLE, MPI_MAX, c.comm));
+        if (spent_s > kInitTrialSeconds) break;
+    }
+    return MPI_SUCCESS;
+}
+
 // The status of a finished nonblocking operation: empty (MPI 4.0, 3.7.3), its error the execution's.
 int query_status(void* extra, MPI_Status* status) {
     const auto* op = static_cast<const Operation*>(extra);
@@ -151,6 +214,11 @@ int start_call(const StartCall& s) {
     try {
         Route answer;
         rc = s.persistent ? route(s.call, answer) : route_known(s.call, answer);
+        if (rc == MPI_SUCCESS && s.persistent && decided_by_auto(s.call)) {
+            rc = decide_at_init(s.call);
+            answer.state = nullptr;
+            if (rc == MPI_SUCCESS) rc = route_known(s.call, answer);
+        }
         const int tree = rc == MPI_SUCCESS ? chosen_tree(answer) : -1;
         if (tree >= 0) {
             library = false;

@@ -137,19 +137,32 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
 
 }  // namespace
 
-int route_known(const ReduceCall& call, Route& route) {
-    if (redux_foreign_mpi() || !mpi_running() || call.comm == MPI_COMM_NULL) return MPI_SUCCESS;
-    if (!valid_options(call.options)) return MPI_ERR_ARG;
+namespace {
+
+// The communicator's state where `call` would run a plan it already holds or may plan (route_known's questions
+// before the key), with the call's resolved algorithm and layout; null where it goes to the library's own.
+CommState* known_state(const ReduceCall& call, redux_algorithm& algorithm, ElementLayout& layout) {
+    if (redux_foreign_mpi() || !mpi_running() || call.comm == MPI_COMM_NULL) return nullptr;
     CommState* state = find_comm_state(call.comm);
-    if (state == nullptr) return MPI_SUCCESS;
-    const redux_algorithm algorithm = resolve(call.options, state->config);
-    if (algorithm == REDUX_ALGORITHM_NATIVE) return MPI_SUCCESS;
+    if (state == nullptr) return nullptr;
+    algorithm = resolve(call.options, state->config);
+    if (algorithm == REDUX_ALGORITHM_NATIVE) return nullptr;
     int rank = 0, size = 1;
-    ElementLayout layout;
     if (leave_to_library(call, state, rank, size) || !op_defined_on(call.op, call.datatype) ||
         describe_layout(call.datatype, layout) != MPI_SUCCESS || !layout.fits(call.count)) {
-        return MPI_SUCCESS;
+        return nullptr;
     }
+    return state;
+}
+
+}  // namespace
+
+int route_known(const ReduceCall& call, Route& route) {
+    if (call.comm != MPI_COMM_NULL && !valid_options(call.options)) return MPI_ERR_ARG;
+    redux_algorithm algorithm = REDUX_ALGORITHM_AUTO;
+    ElementLayout layout;
+    CommState* state = known_state(call, algorithm, layout);
+    if (state == nullptr) return MPI_SUCCESS;
     PlanKey key;
     bool commutative = true;
     REDUX_MPI(key_of(call, layout, algorithm, key, commutative));
@@ -159,6 +172,13 @@ int route_known(const ReduceCall& call, Route& route) {
     route.plan = &route.made.emplace(
         PlanRoute{found->second.get(), algorithm, commutative, layout.named && is_predefined(call.op), layout});
     return MPI_SUCCESS;
+}
+
+bool decided_by_auto(const ReduceCall& call) {
+    redux_algorithm algorithm = REDUX_ALGORITHM_AUTO;
+    ElementLayout layout;
+    return valid_options(call.options) && known_state(call, algorithm, layout) != nullptr &&
+           algorithm == REDUX_ALGORITHM_AUTO;
 }
 
 int route(const ReduceCall& call, Route& route) {

@@ -75,6 +75,10 @@ int route(const ReduceCall& call, Route& route);
 // alike.
 int route_known(const ReduceCall& call, Route& route);
 
+// Whether auto decides where `call` goes (the communicator's state exists and says auto, and the call is one libredux
+// may plan). No message.
+bool decided_by_auto(const ReduceCall& call);
+
 // The MPI library's own collective for `call`, with `sendbuf` (the call's, or a copy of the root's data) on `comm`:
 // the one place libredux calls PMPI_Reduce, PMPI_Allreduce or PMPI_Reduce_scatter_block for a call. On the user's
 // communicator MPI reports an error through its handler itself; on libredux's private one (errors returned) the
