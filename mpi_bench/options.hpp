@@ -25,6 +25,12 @@ const char* collective_mpi_name(Collective collective);
 // How each call is made: MPI_Allreduce; MPI_Iallreduce then MPI_Test and MPI_Wait; MPI_Start of a request made once
 // per size by MPI_Allreduce_init (MPIX_ under Open MPI 4.1). The other collectives alike.
 enum class CallMode { blocking, nonblocking, persistent };
+// libredux built for SimGrid's SMPI has no nonblocking or persistent calls (smpicxx defines SMPI_H).
+#ifdef SMPI_H
+constexpr bool kNonblockingCalls = false;
+#else
+constexpr bool kNonblockingCalls = true;
+#endif
 
 // The call's name as mpi_bench reports it: MPI_Reduce, MPI_Iallreduce, MPI_Reduce_scatter_block_init, ...
 std::string call_mpi_name(Collective collective, CallMode mode);

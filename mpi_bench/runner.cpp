@@ -117,7 +117,11 @@ int Runner::blocking_call(size_t algorithm, int count, redux_call_info* info) {
     }
 }
 
-// A nonblocking call, or the start of the algorithm's persistent request (made at its first start).
+// A nonblocking call, or the start of the algorithm's persistent request (made at its first start). Not for
+// simulated ranks (kNonblockingCalls: the options refuse those modes there).
+#ifdef SMPI_H
+int Runner::start(size_t, int, redux_call_info*, MPI_Request&) { return MPI_ERR_OTHER; }
+#else
 int Runner::start(size_t algorithm, int count, redux_call_info* info, MPI_Request& request) {
     const redux_options o = call_options(algorithm);
     void* recv = result_buffer(algorithm);
@@ -163,6 +167,7 @@ int Runner::start(size_t algorithm, int count, redux_call_info* info, MPI_Reques
     request = made;
     return MPI_Start(&request);
 }
+#endif
 
 // --overlap's work in 50 us slices, MPI_Test between them, then MPI_Wait.
 int Runner::complete(MPI_Request& request) const {
