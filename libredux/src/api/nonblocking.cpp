@@ -15,10 +15,10 @@
 #include "api/raw_call.h"
 #include "api/route.hpp"
 #include "api/run_plan.hpp"
+#include "mpi/element_buffer.hpp"
 #include "mpi/mpi_check.hpp"
 
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
@@ -107,18 +107,6 @@ int chosen_tree(const Route& route) {
     return select.decided() && select.choice() == AutoSelect::Run::planned ? select.tree() : -1;
 }
 
-// A buffer of `elements` of `layout`'s type holding what `from` holds (the bytes it spans), for auto's trials.
-struct ScratchVector {
-    std::vector<char> bytes;
-    void* origin = nullptr;
-    ScratchVector(const void* from, const ElementLayout& layout, int elements) : bytes(layout.span_bytes(elements)) {
-        if (from != nullptr && from != MPI_IN_PLACE) {
-            std::memcpy(bytes.data(), static_cast<const char*>(from) + layout.true_lb, bytes.size());
-        }
-        origin = bytes.data() - layout.true_lb;
-    }
-};
-
 // Under auto, the persistent init's decision: the key's blocking calls on copies of the call's buffers until auto
 // has decided, kInitTrialSeconds are spent after the plan was made, or AutoSelect::kMaxCallsToDecide calls are made.
 // Collective.
@@ -131,12 +119,16 @@ int decide_at_init(const ReduceCall& c) {
     const int whole = c.collective == Collective::reduce_scatter_block ? c.count * size : c.count;
     const bool in_place = c.sendbuf == MPI_IN_PLACE;
     const bool receives = c.collective != Collective::reduce || rank == c.root;
-    ScratchVector send(in_place ? nullptr : c.sendbuf, layout, in_place ? 0 : whole);
-    ScratchVector recv(in_place ? c.recvbuf : nullptr, layout, receives ? (in_place ? whole : c.count) : 0);
+    // Copies of the call's data: the send buffer's, or in place the receive buffer's.
+    const int send_count = in_place ? 0 : whole, recv_count = receives ? (in_place ? whole : c.count) : 0;
+    const ElementBuffer send(layout, send_count), recv(layout, recv_count);
+    std::vector<char> pack_scratch;
+    REDUX_MPI(in_place ? copy_elements(c.recvbuf, recv.data(), whole, c.datatype, layout, pack_scratch)
+                       : copy_elements(c.sendbuf, send.data(), whole, c.datatype, layout, pack_scratch));
     double start_s = -1;  // from the call after the one that made the key's plan (calibration is not counted)
     for (int call = 0; call < AutoSelect::kMaxCallsToDecide; ++call) {
-        const void* sendbuf = in_place ? MPI_IN_PLACE : send.origin;
-        void* recvbuf = receives ? recv.origin : nullptr;
+        const void* sendbuf = in_place ? MPI_IN_PLACE : send.data();
+        void* recvbuf = receives ? recv.data() : nullptr;
         switch (c.collective) {
             case Collective::reduce:
                 REDUX_MPI(
@@ -167,8 +159,7 @@ int query_status(void* extra, MPI_Status* status) {
     const auto* op = static_cast<const Operation*>(extra);
     MPI_Status_set_elements(status, MPI_BYTE, 0);
     MPI_Status_set_cancelled(status, 0);
-    status->MPI_SOURCE = MPI_ANY_SOURCE;
-    status->MPI_TAG = MPI_ANY_TAG;
+    clear_source_and_tag(status);
     return op->error;
 }
 int free_operation(void* extra) {

@@ -105,6 +105,13 @@ extern __attribute__((visibility("hidden"))) std::atomic<int> g_operations;  // 
 inline bool operations_busy() { return g_busy_operations.load(std::memory_order_acquire) > 0; }
 inline bool operations_exist() { return g_operations.load(std::memory_order_acquire) > 0; }
 
+// Makes `status` (unless ignored) say what a collective's status says: no source, no tag (MPI 4.0, 3.7.3).
+inline void clear_source_and_tag(MPI_Status* status) {
+    if (status == MPI_STATUS_IGNORE || status == MPI_STATUSES_IGNORE) return;
+    status->MPI_SOURCE = MPI_ANY_SOURCE;
+    status->MPI_TAG = MPI_ANY_TAG;
+}
+
 // The communicator of the persistent handles' messages to self (a duplicate of MPI_COMM_SELF, made on first use);
 // MPI_COMM_NULL if it could not be made.
 MPI_Comm self_comm();

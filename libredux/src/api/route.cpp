@@ -135,10 +135,6 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
     return MPI_SUCCESS;
 }
 
-}  // namespace
-
-namespace {
-
 // The communicator's state where `call` would run a plan it already holds or may plan (route_known's questions
 // before the key), with the call's resolved algorithm and layout; null where it goes to the library's own.
 CommState* known_state(const ReduceCall& call, redux_algorithm& algorithm, ElementLayout& layout) {
