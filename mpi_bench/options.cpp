@@ -427,8 +427,9 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
         options.mode = CallMode::nonblocking;
         collective_text.erase(0, 1);
     }
-    if (options.mode != CallMode::blocking && !kNonblockingCalls) {
-        return usage_error("--collective: the nonblocking and persistent calls are not built for simulated ranks");
+    if (options.mode == CallMode::persistent && !kPersistentCalls) {
+        return usage_error(
+            "--collective: simulated ranks have no library's own persistent collectives to compare with");
     }
     if (overlap_us < 0 || (overlap_us > 0 && options.mode == CallMode::blocking)) {
         return usage_error("--overlap: a time >= 0 in microseconds, for a nonblocking or persistent --collective");

@@ -25,11 +25,12 @@ const char* collective_mpi_name(Collective collective);
 // How each call is made: MPI_Allreduce; MPI_Iallreduce then MPI_Test and MPI_Wait; MPI_Start of a request made once
 // per size by MPI_Allreduce_init (MPIX_ under Open MPI 4.1). The other collectives alike.
 enum class CallMode { blocking, nonblocking, persistent };
-// libredux built for SimGrid's SMPI has no nonblocking or persistent calls (smpicxx defines SMPI_H).
+// SimGrid's SMPI has no persistent collectives, so with simulated ranks (smpicxx defines SMPI_H) the persistent
+// modes, whose native column is the library's own MPI_Allreduce_init, are not offered.
 #ifdef SMPI_H
-constexpr bool kNonblockingCalls = false;
+constexpr bool kPersistentCalls = false;
 #else
-constexpr bool kNonblockingCalls = true;
+constexpr bool kPersistentCalls = true;
 #endif
 
 // The call's name as mpi_bench reports it: MPI_Reduce, MPI_Iallreduce, MPI_Reduce_scatter_block_init, ...

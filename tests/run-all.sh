@@ -6,7 +6,7 @@
 #   2. every test in ./build (unit, cli, mpi) under Open MPI;
 #   3. the `mpi`-labelled tests in ./build-mpich under MPICH's hydra. Only those: the unit and cli tests do not
 #      touch MPI, so running them a second time would prove nothing and double the CI time;
-#   4. the tests of ./build-smpi: libredux on 64 simulated ranks (SimGrid SMPI).
+#   4. the tests of ./build-smpi: libredux on simulated ranks (SimGrid SMPI): 64 of them, and nonblocking calls on 8.
 # Every pass runs even when an earlier one fails; the exit status is non-zero when any failed. Extra arguments
 # go to cmake/setup-debian.sh (and from there to the configure steps of ./build and ./build-mpich).
 set -uo pipefail

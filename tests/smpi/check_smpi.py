@@ -20,11 +20,12 @@ that looser bound instead (so that it still fails if it gets worse); a known gap
 list stays true. Tree-dyn chooses its pairs while it runs: its prediction (the model's best tree, plus the
 matchmaker's messages) is a lower bound, and it is held to that alone (LOWER_BOUND_ONLY).
 """
-import csv
 import os
 import subprocess
 import sys
 import tempfile
+
+from bench_job import run_bench
 
 TOLERANCE = 0.02
 # (strategy, bytes, op or None for both) -> (lowest, highest) measured / predicted, and why it is not within 2 %.
@@ -43,13 +44,8 @@ LOWER_BOUND_ONLY = {"tree-dyn"}
 
 def run(bench, run_sh, prefix, ranks, sizes, op_args, csv_path):
     command = [run_sh, prefix, ranks, "--", bench, "--sizes", sizes, "--iterations", "1", "--warmup", "1",
-               "--sync", "window", "--csv", csv_path] + op_args
-    done = subprocess.run(command, capture_output=True, text=True, timeout=1200)
-    if done.returncode != 0:
-        print(done.stdout[-4000:], done.stderr[-4000:], sep="\n")
-        raise SystemExit("FAIL: mpi_bench exited %d (1: a wrong result): %s" % (done.returncode, " ".join(command)))
-    with open(csv_path) as f:
-        return list(csv.DictReader(f))
+               "--sync", "window"] + op_args
+    return run_bench(command, csv_path, 1200)
 
 
 def main():

@@ -3,7 +3,8 @@
 // requests (operations.hpp). Where none exists, each is the library's own call. Else each first advances every
 // busy operation (a bounded amount of work each), then hands the library the requests with every busy operation's
 // masked as MPI_REQUEST_NULL; a wait does so in a loop that polls and then yields the core, as the executor's
-// waits do, so that the operations progress while the application waits for anything.
+// waits do, so that the operations progress while the application waits for anything (with simulated ranks it
+// blocks instead, on the operations' requests: operations.hpp).
 //
 // A finished persistent operation's handle is the library's completed receive (operations.hpp): its status is made
 // empty (MPI_SOURCE = MPI_ANY_SOURCE, MPI_TAG = MPI_ANY_TAG, MPI 4.0, 3.7.3), and an error of the execution goes
@@ -12,6 +13,7 @@
 #include "api/operations.hpp"
 #include "api/raw_call.h"
 #include "mpi/yielding.hpp"
+#include "redux/redux.h"
 
 #include <sched.h>
 
@@ -20,8 +22,13 @@
 namespace redux {
 namespace {
 
-void pause(int& polls) {
-    if (polls < kPollsBeforeYield) {
+// Between two rounds of a wait: polls, then yields the core. With simulated ranks (kBlockingWaits), where time
+// passes only while every rank blocks, it blocks until a request of the operations completes, unless the round
+// (`moved`) did something.
+void pause(int& polls, bool moved) {
+    if constexpr (kBlockingWaits) {
+        if (!moved) block_on_operations();
+    } else if (polls < kPollsBeforeYield) {
         ++polls;
     } else {
         sched_yield();
@@ -87,12 +94,14 @@ int settle_all(int count, const MPI_Request* handles, const int* indices, MPI_St
 
 int wait(MPI_Request* request, MPI_Status* status) {
     const MPI_Request handle = *request;
-    for (int polls = 0; operations_busy(); pause(polls)) {
-        progress_operations();
-        if (operation_busy(handle)) continue;
-        int flag = 0;
-        const int rc = PMPI_Test(request, &flag, status);
-        if (rc != MPI_SUCCESS || flag) return settle(handle, status, rc);
+    for (int polls = 0; operations_busy();) {
+        const bool moved = progress_operations();
+        if (!operation_busy(handle)) {
+            int flag = 0;
+            const int rc = PMPI_Test(request, &flag, status);
+            if (rc != MPI_SUCCESS || flag) return settle(handle, status, rc);
+        }
+        pause(polls, moved);
     }
     return settle(handle, status, PMPI_Wait(request, status));
 }
@@ -113,7 +122,7 @@ int test(MPI_Request* request, int* flag, MPI_Status* status) {
 // Operations not among the requests then wait, as in any other blocking MPI call (docs/usage.md, "Progress").
 int waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
     const MPI_Request* handles = before(count, requests);
-    for (int polls = 0; operations_busy() && any_busy(count, requests); pause(polls)) progress_operations();
+    for (int polls = 0; operations_busy() && any_busy(count, requests);) pause(polls, progress_operations());
     return settle_all(count, handles, nullptr, statuses, PMPI_Waitall(count, requests, statuses));
 }
 
@@ -145,11 +154,12 @@ int testany_masked(int count, MPI_Request* requests, int* index, int* flag, MPI_
 }
 
 int waitany(int count, MPI_Request* requests, int* index, MPI_Status* status) {
-    for (int polls = 0; operations_busy(); pause(polls)) {
-        progress_operations();
+    for (int polls = 0; operations_busy();) {
+        const bool moved = progress_operations();
         int flag = 0;
         const int rc = testany_masked(count, requests, index, &flag, status);
         if (rc != MPI_SUCCESS || flag) return rc;
+        pause(polls, moved);
     }
     const MPI_Request* handles = before(count, requests);
     const int rc = PMPI_Waitany(count, requests, index, status);
@@ -177,10 +187,11 @@ int testsome_masked(int count, MPI_Request* requests, int* outcount, int* indice
 }
 
 int waitsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
-    for (int polls = 0; operations_busy(); pause(polls)) {
-        progress_operations();
+    for (int polls = 0; operations_busy();) {
+        const bool moved = progress_operations();
         const int rc = testsome_masked(count, requests, outcount, indices, statuses);
         if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+        pause(polls, moved);
     }
     const MPI_Request* handles = before(count, requests);
     const int rc = PMPI_Waitsome(count, requests, outcount, indices, statuses);
@@ -312,5 +323,10 @@ int redux_request_free_raw(void* request) {
     auto* r = static_cast<MPI_Request*>(request);
     return pass_through() ? PMPI_Request_free(r) : redux::request_free(r);
 }
+
+int redux_wait(MPI_Request* request, MPI_Status* status) { return redux_wait_raw(request, status); }
+int redux_test(MPI_Request* request, int* flag, MPI_Status* status) { return redux_test_raw(request, flag, status); }
+int redux_start(MPI_Request* request) { return redux_start_raw(request); }
+int redux_request_free(MPI_Request* request) { return redux_request_free_raw(request); }
 
 }  // extern "C"

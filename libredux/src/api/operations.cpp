@@ -57,32 +57,41 @@ int try_start(Operation& op) {
     return rc;
 }
 
-// One step of `op`: start it if it waits, else progress its execution. Returns an MPI error code.
-int step_once(Operation& op) {
+// One step of `op`: start it if it waits, else progress its execution. Returns an MPI error code; `moved`: whether
+// it started, did something or ended.
+int step_once(Operation& op, bool& moved) {
     if (op.phase == Operation::Phase::waiting) {
         REDUX_MPI(try_start(op));
         if (op.phase == Operation::Phase::waiting) return MPI_SUCCESS;
+        moved = true;
     }
-    bool moved = false, done = false;
+    bool done = false;
     const int rc = op.execution.progress(moved, done);
     if (rc != MPI_SUCCESS) {
         op.execution.abandon();
         return rc;
     }
-    if (done) end(op, MPI_SUCCESS);
+    if (done) {
+        moved = true;
+        end(op, MPI_SUCCESS);
+    }
     return MPI_SUCCESS;
 }
 
-// step_once(), its exceptions (the executor's allocations) as MPI error codes: it runs inside the application's MPI
-// calls.
-int step(Operation& op) noexcept {
+// An exception (the executor's allocations) as an MPI error code: steps run inside the application's MPI calls.
+template <class Step>
+int guarded(Step&& step) noexcept {
     try {
-        return step_once(op);
+        return step();
     } catch (const std::bad_alloc&) {
         return MPI_ERR_NO_MEM;
     } catch (...) {
         return MPI_ERR_INTERN;
     }
+}
+
+int step(Operation& op, bool& moved) noexcept {
+    return guarded([&] { return step_once(op, moved); });
 }
 
 }  // namespace
@@ -157,26 +166,49 @@ int start_operation(Operation& op) {
     g_busy_operations.fetch_add(1, std::memory_order_acq_rel);
     r.busy.push_back(&op);
     ++t_progress_depth;
-    const int rc = step(op);  // nothing waits before it: it may start at once
+    bool moved = false;
+    const int rc = step(op, moved);  // nothing waits before it: it may start at once
     --t_progress_depth;
     if (rc != MPI_SUCCESS) end(op, rc);
     return MPI_SUCCESS;
 }
 
-void progress_operations() {
+bool progress_operations() {
     Registry& r = registry();
     std::lock_guard<std::recursive_mutex> hold(r.lock);
     ++t_progress_depth;
+    bool moved = false;
     // In start order: of two operations waiting for one line, the earlier starts first.
     for (size_t i = 0; i < r.busy.size(); ++i) {
         Operation& op = *r.busy[i];
         if (!op.busy()) continue;  // ended at its start, not yet taken off the list
-        const int rc = step(op);
-        if (rc != MPI_SUCCESS) end(op, rc);
+        const int rc = step(op, moved);
+        if (rc != MPI_SUCCESS) {
+            moved = true;
+            end(op, rc);
+        }
     }
     r.busy.erase(std::remove_if(r.busy.begin(), r.busy.end(), [](const Operation* op) { return !op->busy(); }),
                  r.busy.end());
     --t_progress_depth;
+    return moved;
+}
+
+void block_on_operations() {
+    Registry& r = registry();
+    std::lock_guard<std::recursive_mutex> hold(r.lock);
+    const auto running = std::find_if(r.busy.begin(), r.busy.end(),
+                                      [](const Operation* op) { return op->phase == Operation::Phase::running; });
+    if (running == r.busy.end()) return;
+    Operation& op = **running;
+    ++t_progress_depth;
+    int polls = 0;
+    const int rc = guarded([&] { return op.execution.wait(polls); });
+    --t_progress_depth;
+    if (rc != MPI_SUCCESS) {
+        op.execution.abandon();
+        end(op, rc);
+    }
 }
 
 bool inside_progress() { return t_progress_depth > 0; }

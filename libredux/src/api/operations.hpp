@@ -127,8 +127,14 @@ void remove_operation(const Operation* op);
 
 // Starts `op` (idle): takes its line and, if the line is ready, starts its execution. Returns an MPI error code.
 int start_operation(Operation& op);
-// Advances every busy operation once: a bounded amount of work each, never a wait.
-void progress_operations();
+// Advances every busy operation once: a bounded amount of work each, never a wait. Returns whether any started, did
+// something or ended.
+bool progress_operations();
+// Waits for the earliest started running operation's next completed request (Execution::wait). With simulated ranks
+// the completion calls wait this way, since time passes there only while every rank blocks: it cannot deadlock, as
+// every rank starts the operations in the same order and a rank's part of an operation is over only once its
+// sends are, so the earliest operation still running anywhere runs at every rank that it needs.
+void block_on_operations();
 
 // Whether the calling thread is inside libredux's own progress: the completion calls the executor makes then go
 // straight to the library.

@@ -118,9 +118,7 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
     }
     // The library's own, on the user's communicator.
     if (wisdom.entry == nullptr && native_before_planning(state, key)) return MPI_SUCCESS;
-#ifndef SMPI_H  // SMPI builds run blocking calls only
     REDUX_MPI(make_lines(state));
-#endif
     const bool in_place = call.sendbuf == MPI_IN_PLACE && (rank == call.root || call.collective != Collective::reduce);
     const void* own_data = in_place ? call.recvbuf : call.sendbuf;
     CachedPlan* cached = nullptr;
