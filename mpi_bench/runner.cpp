@@ -41,12 +41,12 @@ std::vector<double> after_last_arrival(const std::vector<double>& latency_s,
 }
 
 // The calls on requests: the MPI_ names, which are libredux's where it is linked or preloaded. With simulated
-// ranks those are SimGrid's, so libredux's are called by their own names (redux_test, ...). And --overlap's work:
-// a spin on the clock, or with simulated ranks that time injected into the simulation.
+// ranks those are SimGrid's, so libredux's are called by their own names (redux_request_test, ...). And --overlap's
+// work: a spin on the clock, or with simulated ranks that time injected into the simulation.
 #ifdef SMPI_H
-int start_request(MPI_Request* request) { return redux_start(request); }
-int test_request(MPI_Request* request, int* done) { return redux_test(request, done, MPI_STATUS_IGNORE); }
-int wait_request(MPI_Request* request) { return redux_wait(request, MPI_STATUS_IGNORE); }
+int start_request(MPI_Request* request) { return redux_request_start(request); }
+int test_request(MPI_Request* request, int* done) { return redux_request_test(request, done, MPI_STATUS_IGNORE); }
+int wait_request(MPI_Request* request) { return redux_request_wait(request, MPI_STATUS_IGNORE); }
 int free_request(MPI_Request* request) { return redux_request_free(request); }
 void work(double seconds) { smpi_execute(seconds); }
 #else

@@ -13,23 +13,10 @@ program reduce_check_f
     use, intrinsic :: iso_c_binding, only: c_char, c_int, c_null_char
     implicit none
 
-    interface
-        function probe_symbol_in_libredux(symbol) bind(C, name="redux_probe_symbol_in_libredux")
-            import :: c_char, c_int
-            character(kind=c_char), dimension(*), intent(in) :: symbol
-            integer(c_int) :: probe_symbol_in_libredux
-        end function
-        subroutine probe_capture_stderr() bind(C, name="redux_probe_capture_stderr")
-        end subroutine
-        function probe_stderr_contains(text) bind(C, name="redux_probe_stderr_contains")
-            import :: c_char, c_int
-            character(kind=c_char), dimension(*), intent(in) :: text
-            integer(c_int) :: probe_stderr_contains
-        end function
-    end interface
+    include 'probe.inc'
 
     integer, parameter :: n = 20000
-    integer :: rank, size, ierr, failures, total, i, k, root
+    integer :: rank, size, ierr, failures, i, k, root
     integer :: ibuf(n), ignored(n)
     double precision :: dsend(n), drecv(n)
 
@@ -92,16 +79,7 @@ program reduce_check_f
     call check_ierr('integer sum in place at the last rank')
     if (rank == root) call check_ints('integer sum in place at the last rank', size * (size + 1) / 2)
 
-    call MPI_ALLREDUCE(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-    if (rank == 0) then
-        if (total == 0) then
-            write (*, '(a, i0, a)') 'reduce_check_f: ', size, ' ranks, passed'
-        else
-            write (*, '(a, i0, a, i0, a)') 'reduce_check_f: ', size, ' ranks, FAILED (', total, ' failed checks)'
-        end if
-    end if
-    call MPI_FINALIZE(ierr)
-    if (total /= 0) stop 1
+    call redux_check_verdict('reduce_check_f', failures)
 
 contains
 

@@ -9,8 +9,11 @@
 // allreduce restarted with new data, persistent reduce at every root (in place at the root), persistent
 // reduce-scatter-block, a derived datatype with gaps, more nonblocking calls in flight on one communicator than it
 // has lines with a blocking call between them, completed in reverse order; every completion call mixed with
-// point-to-point requests; MPI_Startall; a communicator freed after its requests; starting an active request.
+// point-to-point requests; MPI_Startall; a communicator freed after its requests; starting an active request; an
+// MPI error inside an operation (the request counter's fault injection) reported at its completion.
+#include "counting_errhandler.hpp"
 #include "redux/redux.h"
+#include "request_counter.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -364,5 +367,88 @@ TEST(Persistent, StartallThenCommunicatorFreed) {
     MPI_Request_free(&requests[1]);
     ASSERT_EQ(MPI_Comm_free(&comm), MPI_SUCCESS);
 }
+
+// An MPI error inside an operation reaches the application at its completion: the root's first receive fails (the
+// request counter's fault injection), and the root's MPI_Wait returns it (MPI_Waitall: MPI_ERR_IN_STATUS, the
+// status saying which) and calls the communicator's error handler once; the other ranks complete. A binomial
+// reduce to rank 0 of 4 ints, whatever REDUX_ALGORITHM says: its root only receives, so nobody waits for it.
+// 0: MPI_Ireduce and MPI_Wait; 1: MPI_Reduce_init, MPI_Start and MPI_Wait; 2: MPI_Ireduce and MPI_Waitall.
+class Failure : public ::testing::TestWithParam<int> {};
+
+TEST_P(Failure, ReachesTheWaitAndTheHandler) {
+    const World& w = world();
+    const int how = GetParam();
+    MPI_Comm comm = MPI_COMM_NULL;  // set aside at the end, never freed: see executor_test.cpp's failures
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Errhandler handler = redux_test::make_counting_errhandler();
+    MPI_Comm_set_errhandler(comm, handler);
+    std::vector<int> send(4, w.rank + 1), recv(4, 0);
+    redux_options binomial = REDUX_OPTIONS_INIT;
+    binomial.algorithm = REDUX_ALGORITHM_BINOMIAL;
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (how == 1) {
+        ASSERT_EQ(redux_reduce_init_ex(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, comm, MPI_INFO_NULL, &binomial,
+                                       &request),
+                  MPI_SUCCESS);
+    } else {  // the plan the nonblocking call runs
+        ASSERT_EQ(redux_reduce_ex(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, comm, &binomial, nullptr),
+                  MPI_SUCCESS);
+    }
+    redux_test::reset_error_count();
+    const long long injected_before = redux_test::injected_failures();
+    if (w.rank == 0) redux_test::inject_failure(redux_test::Entry::irecv, 0, MPI_ERR_OTHER);
+    if (how == 1) {
+        ASSERT_EQ(MPI_Start(&request), MPI_SUCCESS);
+    } else {
+        ASSERT_EQ(redux_ireduce_ex(send.data(), recv.data(), 4, MPI_INT, MPI_SUM, 0, comm, &binomial, &request),
+                  MPI_SUCCESS);
+    }
+    const bool ours = redux_request_info(request, nullptr) == 1;
+    MPI_Status statuses[2];
+    int rc = MPI_SUCCESS;
+    if (how == 2) {
+        MPI_Request both[2] = {request, MPI_REQUEST_NULL};
+        const int token = w.rank;
+        PMPI_Isend(&token, 1, MPI_INT, 0, 5, MPI_COMM_SELF, &both[1]);  // completed beside it
+        int got = -1;
+        ASSERT_EQ(MPI_Recv(&got, 1, MPI_INT, 0, 5, MPI_COMM_SELF, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        EXPECT_EQ(got, token);
+        rc = MPI_Waitall(2, both, statuses);
+        request = both[0];
+    } else {
+        rc = MPI_Wait(&request, &statuses[0]);
+    }
+    redux_test::inject_failure(redux_test::Entry::irecv, -1, MPI_SUCCESS);  // disarm, fired or not
+    const bool fired = redux_test::injected_failures() > injected_before;
+    if (w.rank == 0 && w.size > 1 && ours) {
+        EXPECT_TRUE(fired) << "the injected failure was not reached";
+    }
+    if (fired) {
+        int cls = MPI_SUCCESS;
+        MPI_Error_class(how == 2 ? statuses[0].MPI_ERROR : rc, &cls);
+        EXPECT_EQ(cls, MPI_ERR_OTHER);
+        if (how == 2) {
+            EXPECT_EQ(rc, MPI_ERR_IN_STATUS);
+        }
+        EXPECT_EQ(redux_test::error_count().calls, 1);
+        EXPECT_EQ(redux_test::error_count().last_class, MPI_ERR_OTHER);
+    } else {
+        EXPECT_EQ(rc, MPI_SUCCESS);
+        EXPECT_EQ(redux_test::error_count().calls, 0);
+        if (w.rank == 0) {
+            EXPECT_EQ(recv, std::vector<int>(4, w.size * (w.size + 1) / 2));
+        }
+    }
+    if (how == 1) {
+        EXPECT_EQ(MPI_Request_free(&request), MPI_SUCCESS);  // inactive again after the failed start
+    } else {
+        EXPECT_EQ(request, MPI_REQUEST_NULL);
+    }
+    static std::vector<MPI_Comm> failed;
+    failed.push_back(comm);
+    MPI_Errhandler_free(&handler);
+}
+
+INSTANTIATE_TEST_SUITE_P(EachCompletion, Failure, ::testing::Values(0, 1, 2));
 
 }  // namespace

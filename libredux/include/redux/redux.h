@@ -105,9 +105,9 @@ int redux_reduce_scatter_block_init_ex(const void *sendbuf, void *recvbuf, int r
 /* MPI_Wait, MPI_Test, MPI_Start and MPI_Request_free as libredux defines them: they advance libredux's requests and
  * take any other. A program reaches them through the MPI_ names; these names are for a program whose MPI_ calls do
  * not reach libredux's (built for SimGrid's simulated ranks, where MPI_Wait is SimGrid's). */
-int redux_wait(MPI_Request *request, MPI_Status *status);
-int redux_test(MPI_Request *request, int *flag, MPI_Status *status);
-int redux_start(MPI_Request *request);
+int redux_request_wait(MPI_Request *request, MPI_Status *status);
+int redux_request_test(MPI_Request *request, int *flag, MPI_Status *status);
+int redux_request_start(MPI_Request *request);
 int redux_request_free(MPI_Request *request);
 
 #ifdef __cplusplus

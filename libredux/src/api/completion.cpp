@@ -6,10 +6,10 @@
 // waits do, so that the operations progress while the application waits for anything (with simulated ranks it
 // blocks instead, on the operations' requests: operations.hpp).
 //
-// A finished persistent operation's handle is the library's completed receive (operations.hpp): its status is made
-// empty (MPI_SOURCE = MPI_ANY_SOURCE, MPI_TAG = MPI_ANY_TAG, MPI 4.0, 3.7.3), and an error of the execution goes
-// through the user's communicator's error handler. A nonblocking operation's status comes from its generalized
-// request's query.
+// A finished operation's handle is the library's completed request (operations.hpp), whose completion never fails:
+// its status is made empty (MPI_SOURCE = MPI_ANY_SOURCE, MPI_TAG = MPI_ANY_TAG, MPI 4.0, 3.7.3), and an error of
+// the execution goes through the user's communicator's error handler, not the library's (a generalized request's
+// errors go to MPI_COMM_SELF's, fatal by default).
 #include "api/operations.hpp"
 #include "api/raw_call.h"
 #include "mpi/yielding.hpp"
@@ -60,34 +60,52 @@ MPI_Request* masked(int count, const MPI_Request* requests, bool& busy) {
     return copy.data();
 }
 
-// The handles before a call completes some, for settle().
-const MPI_Request* before(int count, const MPI_Request* requests) {
-    thread_local std::vector<MPI_Request> copy;
-    copy.assign(requests, requests + count);
+// What the completion of a request means for libredux, taken before the library completes it: a nonblocking
+// operation is deleted while the library frees its handle.
+struct Ending {
+    Operation* op = nullptr;  // null: not an operation; else to be dereferenced only if persistent
+    bool persistent = false;
+    int error = MPI_SUCCESS;  // the execution's
+    MPI_Comm comm = MPI_COMM_NULL;
+};
+
+Ending ending_of(MPI_Request handle) {
+    Operation* op = find_operation(handle);
+    if (op == nullptr) return {};
+    return {op, op->persistent, op->error, op->user_comm};
+}
+
+// ending_of() for each of `count` requests, in the thread's copy.
+const Ending* endings(int count, const MPI_Request* requests) {
+    thread_local std::vector<Ending> copy;
+    copy.resize(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) copy[static_cast<size_t>(i)] = ending_of(requests[i]);
     return copy.data();
 }
 
-// After the library completed `handle` with `status` (rc its code): a persistent operation's status made empty,
-// its execution's error reported. Returns the call's code.
-int settle(MPI_Request handle, MPI_Status* status, int rc) {
-    Operation* op = find_operation(handle);
-    if (op == nullptr || !op->persistent) return rc;
-    op->phase = Operation::Phase::idle;
+// After the library completed an operation's handle with `status` (rc its code): the status made empty, a persistent
+// operation made inactive, an execution's error reported through the user's communicator's error handler and
+// returned (the library's handle itself always completes without error).
+int settle(const Ending& e, MPI_Status* status, int rc) {
+    if (e.op == nullptr) return rc;
+    if (e.persistent) {
+        e.op->phase = Operation::Phase::idle;
+        e.op->error = MPI_SUCCESS;
+    }
     clear_source_and_tag(status);
-    if (rc != MPI_SUCCESS || op->error == MPI_SUCCESS) return rc;
-    const int error = op->error;
-    op->error = MPI_SUCCESS;
-    if (status != MPI_STATUS_IGNORE && status != MPI_STATUSES_IGNORE) status->MPI_ERROR = error;
-    MPI_Comm_call_errhandler(op->user_comm, error);
-    return error;
+    if (rc != MPI_SUCCESS || e.error == MPI_SUCCESS) return rc;
+    if (status != MPI_STATUS_IGNORE && status != MPI_STATUSES_IGNORE) status->MPI_ERROR = e.error;
+    MPI_Comm_call_errhandler(e.comm, e.error);
+    return e.error;
 }
 
-// settle() for each request the library completed: `indices` (null: all `count`).
-int settle_all(int count, const MPI_Request* handles, const int* indices, MPI_Status* statuses, int rc) {
+// settle() for each request the library completed in a call on several (`indices`; null: all `count`): an
+// operation's error makes the call's code MPI_ERR_IN_STATUS, its status saying which (MPI 4.0, 3.7.5).
+int settle_all(int count, const Ending* ends, const int* indices, MPI_Status* statuses, int rc) {
     for (int k = 0; k < count; ++k) {
         const int i = indices != nullptr ? indices[k] : k;
-        const int r = settle(handles[i], statuses != MPI_STATUSES_IGNORE ? &statuses[k] : MPI_STATUS_IGNORE, rc);
-        if (rc == MPI_SUCCESS) rc = r;
+        const int r = settle(ends[i], statuses != MPI_STATUSES_IGNORE ? &statuses[k] : MPI_STATUS_IGNORE, rc);
+        if (rc == MPI_SUCCESS && r != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;
     }
     return rc;
 }
@@ -97,33 +115,35 @@ int wait(MPI_Request* request, MPI_Status* status) {
     for (int polls = 0; operations_busy();) {
         const bool moved = progress_operations();
         if (!operation_busy(handle)) {
+            const Ending e = ending_of(handle);
             int flag = 0;
             const int rc = PMPI_Test(request, &flag, status);
-            if (rc != MPI_SUCCESS || flag) return settle(handle, status, rc);
+            if (rc != MPI_SUCCESS || flag) return settle(e, status, rc);
         }
         pause(polls, moved);
     }
-    return settle(handle, status, PMPI_Wait(request, status));
+    const Ending e = ending_of(handle);
+    return settle(e, status, PMPI_Wait(request, status));
 }
 
 int test(MPI_Request* request, int* flag, MPI_Status* status) {
-    const MPI_Request handle = *request;
     progress_operations();
-    if (operation_busy(handle)) {
+    if (operation_busy(*request)) {
         *flag = 0;
         return MPI_SUCCESS;
     }
+    const Ending e = ending_of(*request);
     const int rc = PMPI_Test(request, flag, status);
-    return *flag ? settle(handle, status, rc) : rc;
+    return *flag ? settle(e, status, rc) : rc;
 }
 
 // Once none of the requests is a busy operation, the library's own wait (not MPI_Testall in the loop: MPICH 4.0's
 // reports MPI_ERR_IN_STATUS, every status MPI_SUCCESS, for one of its own persistent collectives among them).
 // Operations not among the requests then wait, as in any other blocking MPI call (docs/usage.md, "Progress").
 int waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
-    const MPI_Request* handles = before(count, requests);
     for (int polls = 0; operations_busy() && any_busy(count, requests);) pause(polls, progress_operations());
-    return settle_all(count, handles, nullptr, statuses, PMPI_Waitall(count, requests, statuses));
+    const Ending* ends = endings(count, requests);
+    return settle_all(count, ends, nullptr, statuses, PMPI_Waitall(count, requests, statuses));
 }
 
 int testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
@@ -132,9 +152,9 @@ int testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
         *flag = 0;
         return MPI_SUCCESS;
     }
-    const MPI_Request* handles = before(count, requests);
+    const Ending* ends = endings(count, requests);
     const int rc = PMPI_Testall(count, requests, flag, statuses);
-    return *flag ? settle_all(count, handles, nullptr, statuses, rc) : rc;
+    return *flag ? settle_all(count, ends, nullptr, statuses, rc) : rc;
 }
 
 // Testany on the masked requests; a request it completed is written back. `flag`: the answer for the caller (an
@@ -142,12 +162,12 @@ int testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
 int testany_masked(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status) {
     bool busy = false;
     MPI_Request* m = masked(count, requests, busy);
+    const Ending* ends = endings(count, requests);
     const int rc = PMPI_Testany(count, m, index, flag, status);
     if (rc != MPI_SUCCESS) return rc;
     if (*index != MPI_UNDEFINED) {
-        const MPI_Request handle = requests[*index];
         requests[*index] = m[*index];
-        return settle(handle, status, rc);
+        return settle(ends[*index], status, rc);
     }
     if (busy) *flag = 0;
     return rc;
@@ -161,9 +181,9 @@ int waitany(int count, MPI_Request* requests, int* index, MPI_Status* status) {
         if (rc != MPI_SUCCESS || flag) return rc;
         pause(polls, moved);
     }
-    const MPI_Request* handles = before(count, requests);
+    const Ending* ends = endings(count, requests);
     const int rc = PMPI_Waitany(count, requests, index, status);
-    return *index != MPI_UNDEFINED ? settle(handles[*index], status, rc) : rc;
+    return *index != MPI_UNDEFINED ? settle(ends[*index], status, rc) : rc;
 }
 
 int testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status) {
@@ -176,14 +196,14 @@ int testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status*
 int testsome_masked(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
     bool busy = false;
     MPI_Request* m = masked(count, requests, busy);
-    const MPI_Request* handles = before(count, requests);
+    const Ending* ends = endings(count, requests);
     const int rc = PMPI_Testsome(count, m, outcount, indices, statuses);
     if (*outcount == MPI_UNDEFINED) {
         if (busy) *outcount = 0;
         return rc;
     }
     for (int k = 0; k < *outcount; ++k) requests[indices[k]] = m[indices[k]];
-    return settle_all(*outcount, handles, indices, statuses, rc);
+    return settle_all(*outcount, ends, indices, statuses, rc);
 }
 
 int waitsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
@@ -193,9 +213,9 @@ int waitsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_
         if (rc != MPI_SUCCESS || *outcount != 0) return rc;
         pause(polls, moved);
     }
-    const MPI_Request* handles = before(count, requests);
+    const Ending* ends = endings(count, requests);
     const int rc = PMPI_Waitsome(count, requests, outcount, indices, statuses);
-    return *outcount != MPI_UNDEFINED ? settle_all(*outcount, handles, indices, statuses, rc) : rc;
+    return *outcount != MPI_UNDEFINED ? settle_all(*outcount, ends, indices, statuses, rc) : rc;
 }
 
 int testsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
@@ -324,9 +344,11 @@ int redux_request_free_raw(void* request) {
     return pass_through() ? PMPI_Request_free(r) : redux::request_free(r);
 }
 
-int redux_wait(MPI_Request* request, MPI_Status* status) { return redux_wait_raw(request, status); }
-int redux_test(MPI_Request* request, int* flag, MPI_Status* status) { return redux_test_raw(request, flag, status); }
-int redux_start(MPI_Request* request) { return redux_start_raw(request); }
+int redux_request_wait(MPI_Request* request, MPI_Status* status) { return redux_wait_raw(request, status); }
+int redux_request_test(MPI_Request* request, int* flag, MPI_Status* status) {
+    return redux_test_raw(request, flag, status);
+}
+int redux_request_start(MPI_Request* request) { return redux_start_raw(request); }
 int redux_request_free(MPI_Request* request) { return redux_request_free_raw(request); }
 
 }  // extern "C"

@@ -154,13 +154,13 @@ int decide_at_init(const ReduceCall& c) {
     return MPI_SUCCESS;
 }
 
-// The status of a finished nonblocking operation: empty (MPI 4.0, 3.7.3), its error the execution's.
-int query_status(void* extra, MPI_Status* status) {
-    const auto* op = static_cast<const Operation*>(extra);
+// The status of a finished nonblocking operation: empty (MPI 4.0, 3.7.3). Its execution's error is reported by the
+// completion call (completion.cpp), through the user's communicator's error handler.
+int query_status(void*, MPI_Status* status) {
     MPI_Status_set_elements(status, MPI_BYTE, 0);
     MPI_Status_set_cancelled(status, 0);
     clear_source_and_tag(status);
-    return op->error;
+    return MPI_SUCCESS;
 }
 int free_operation(void* extra) {
     remove_operation(static_cast<const Operation*>(extra));
@@ -231,6 +231,10 @@ int start_call(const StartCall& s) {
 }  // namespace redux
 
 using redux::Collective;
+
+static_assert(static_cast<int>(Collective::reduce) == REDUX_RAW_REDUCE &&
+              static_cast<int>(Collective::allreduce) == REDUX_RAW_ALLREDUCE &&
+              static_cast<int>(Collective::reduce_scatter_block) == REDUX_RAW_REDUCE_SCATTER_BLOCK);
 
 extern "C" int redux_istart_raw(int collective, int persistent, const void* sendbuf, void* recvbuf, int count,
                                 redux_raw_handle datatype, redux_raw_handle op, int root, redux_raw_handle comm,

@@ -26,9 +26,11 @@ REDUX_INTERNAL int redux_reduce_scatter_block_raw(const void *sendbuf, void *rec
                                                   redux_raw_handle datatype, redux_raw_handle op,
                                                   redux_raw_handle comm);
 
-/* The nonblocking (persistent 0) and persistent (1) reductions (api/nonblocking.cpp): `collective` is 0 reduce, 1
- * allreduce, 2 reduce-scatter-block; `request` points at the program's MPI_Request, `info` is ignored by the
- * nonblocking ones. */
+/* redux_istart_raw's `collective` (the values of redux::Collective). */
+enum { REDUX_RAW_REDUCE = 0, REDUX_RAW_ALLREDUCE = 1, REDUX_RAW_REDUCE_SCATTER_BLOCK = 2 };
+
+/* The nonblocking (persistent 0) and persistent (1) reductions (api/nonblocking.cpp): `collective` is one of the
+ * above; `request` points at the program's MPI_Request, `info` is ignored by the nonblocking ones. */
 REDUX_INTERNAL int redux_istart_raw(int collective, int persistent, const void *sendbuf, void *recvbuf, int count,
                                     redux_raw_handle datatype, redux_raw_handle op, int root, redux_raw_handle comm,
                                     redux_raw_handle info, void *request);

@@ -11,7 +11,12 @@
 #define REDUX_WEAK __attribute__((weak))
 typedef redux_raw_handle H;
 
-enum { kReduce = 0, kAllreduce = 1, kReduceScatterBlock = 2 };
+/* Set while MPICH's `use mpi_f08` binding starts a reduction (mpich_f08.c). */
+extern REDUX_INTERNAL __thread int redux_library_only;
+
+/* Whether a reduction started now is the library's own: under another MPI, or from MPICH's f08 binding, whose
+ * completion calls never reach libredux's. */
+static int library_only(void) { return redux_foreign_mpi() || redux_library_only != 0; }
 
 int PMPI_Ireduce(const void *, void *, int, H, H, int, H, void *);
 int PMPI_Iallreduce(const void *, void *, int, H, H, H, void *);
@@ -24,40 +29,40 @@ int PMPIX_Allreduce_init(const void *, void *, int, H, H, H, H, void *) REDUX_WE
 int PMPIX_Reduce_scatter_block_init(const void *, void *, int, H, H, H, H, void *) REDUX_WEAK;
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, H datatype, H op, int root, H comm, void *request) {
-    if (redux_foreign_mpi()) return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    return redux_istart_raw(kReduce, 0, sendbuf, recvbuf, count, datatype, op, root, comm, 0, request);
+    if (library_only()) return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    return redux_istart_raw(REDUX_RAW_REDUCE, 0, sendbuf, recvbuf, count, datatype, op, root, comm, 0, request);
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, H datatype, H op, H comm, void *request) {
-    if (redux_foreign_mpi()) return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return redux_istart_raw(kAllreduce, 0, sendbuf, recvbuf, count, datatype, op, 0, comm, 0, request);
+    if (library_only()) return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return redux_istart_raw(REDUX_RAW_ALLREDUCE, 0, sendbuf, recvbuf, count, datatype, op, 0, comm, 0, request);
 }
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, H datatype, H op, H comm,
                               void *request) {
-    if (redux_foreign_mpi())
-        return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    return redux_istart_raw(kReduceScatterBlock, 0, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, 0, request);
+    if (library_only()) return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    return redux_istart_raw(REDUX_RAW_REDUCE_SCATTER_BLOCK, 0, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, 0,
+                            request);
 }
 
 /* The persistent inits: one body per collective, reached by both names. */
 static int reduce_init(const void *sendbuf, void *recvbuf, int count, H datatype, H op, int root, H comm, H info,
                        void *request) {
-    if (redux_foreign_mpi()) {
+    if (library_only()) {
         int (*library)(const void *, void *, int, H, H, int, H, H, void *) =
             PMPI_Reduce_init != 0 ? PMPI_Reduce_init : PMPIX_Reduce_init;
         return library(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     }
-    return redux_istart_raw(kReduce, 1, sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    return redux_istart_raw(REDUX_RAW_REDUCE, 1, sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 }
 
 static int allreduce_init(int collective, const void *sendbuf, void *recvbuf, int count, H datatype, H op, H comm,
                           H info, void *request) {
-    if (redux_foreign_mpi()) {
+    if (library_only()) {
         int (*library)(const void *, void *, int, H, H, H, H, void *) =
-            collective == kAllreduce ? (PMPI_Allreduce_init != 0 ? PMPI_Allreduce_init : PMPIX_Allreduce_init)
-                                     : (PMPI_Reduce_scatter_block_init != 0 ? PMPI_Reduce_scatter_block_init
-                                                                            : PMPIX_Reduce_scatter_block_init);
+            collective == REDUX_RAW_ALLREDUCE ? (PMPI_Allreduce_init != 0 ? PMPI_Allreduce_init : PMPIX_Allreduce_init)
+                                              : (PMPI_Reduce_scatter_block_init != 0 ? PMPI_Reduce_scatter_block_init
+                                                                                     : PMPIX_Reduce_scatter_block_init);
         return library(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     }
     return redux_istart_raw(collective, 1, sendbuf, recvbuf, count, datatype, op, 0, comm, info, request);
@@ -72,19 +77,21 @@ int MPIX_Reduce_init(const void *sendbuf, void *recvbuf, int count, H datatype, 
     return reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 }
 int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, H datatype, H op, H comm, H info, void *request) {
-    return allreduce_init(kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    return allreduce_init(REDUX_RAW_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
 int MPIX_Allreduce_init(const void *sendbuf, void *recvbuf, int count, H datatype, H op, H comm, H info,
                         void *request) {
-    return allreduce_init(kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    return allreduce_init(REDUX_RAW_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
 int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, H datatype, H op, H comm, H info,
                                   void *request) {
-    return allreduce_init(kReduceScatterBlock, sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    return allreduce_init(REDUX_RAW_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, comm, info,
+                          request);
 }
 int MPIX_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, H datatype, H op, H comm, H info,
                                    void *request) {
-    return allreduce_init(kReduceScatterBlock, sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    return allreduce_init(REDUX_RAW_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, comm, info,
+                          request);
 }
 
 int PMPI_Wait(void *, void *);
