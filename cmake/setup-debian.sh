@@ -124,7 +124,8 @@ smpicc="$(mpi_program smpicc)"
 smpicxx="$(mpi_program smpicxx)"
 
 configure_and_build build "${openmpi_cc}" "${openmpi_cxx}" "${openmpi_exec}" "${everything[@]}" "$@"
-configure_and_build build-mpich "${mpich_cc}" "${mpich_cxx}" "${mpich_exec}" "${everything[@]}" "$@"
+# build-mpich: only the tests run under the launcher (tests/run-all.sh runs no others there).
+configure_and_build build-mpich "${mpich_cc}" "${mpich_cxx}" "${mpich_exec}" "${everything[@]}" -DREDUX_MPI_TESTS_ONLY=ON "$@"
 
 # ./build-smpi: the library and mpi_bench built with SimGrid's smpicc/smpicxx for simulated ranks (REDUX_SMPI),
 # with the tests of tests/smpi. CMake's compiler checks link and run test programs, which a program linked by

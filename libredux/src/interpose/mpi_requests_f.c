@@ -12,12 +12,12 @@
  *
  * Each converts what Fortran passes: handles through MPI_*_f2c; Fortran's MPI_IN_PLACE and MPI_BOTTOM,
  * MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE to C's (fortran_binding.c). It calls libredux's entry (api/raw_call.h: the
- * same functions C's MPI_Iallreduce and MPI_Wait call) and, where the call succeeded (or failed in a status,
- * MPI_ERR_IN_STATUS), writes back every request with MPI_Request_c2f (a request completed and freed comes back as
- * Fortran's MPI_REQUEST_NULL), every status the call wrote with MPI_Status_c2f, indices 1-based (MPI_UNDEFINED stays)
- * and flags as LOGICAL. Arrays of requests and statuses are converted in scratch arrays on the stack, for up to
- * kOnStack requests, else on the heap. Under another MPI than libredux's every call goes, untouched, to the
- * library's own Fortran symbol of the same spelling. */
+ * same functions C's MPI_Iallreduce and MPI_Wait call) and writes back every request with MPI_Request_c2f (a request
+ * completed and freed comes back as Fortran's MPI_REQUEST_NULL, also where the reduction it completed failed), every
+ * status the call wrote with MPI_Status_c2f (an array call's where it succeeded or failed in a status,
+ * MPI_ERR_IN_STATUS), indices 1-based (MPI_UNDEFINED stays) and flags as LOGICAL. Arrays of requests and statuses
+ * are converted in scratch arrays on the stack, for up to kOnStack requests, else on the heap. Under another MPI
+ * than libredux's every call goes, untouched, to the library's own Fortran symbol of the same spelling. */
 #include "api/raw_call.h"
 #include "interpose/fortran_binding.h"
 
@@ -160,13 +160,12 @@ static int open_arrays(CArrays *a, int count, const MPI_Fint *requests, const MP
     return MPI_SUCCESS;
 }
 
-/* Ends a call on `a`: where it succeeded, every request and the first `written` statuses back to Fortran. */
+/* Ends a call on `a`: every request back to Fortran (the C call leaves each valid, completed or not), and where it
+ * succeeded or failed in a status, the first `written` statuses. */
 static void close_arrays(CArrays *a, int rc, int count, MPI_Fint *requests, MPI_Fint *statuses, int written) {
-    if (succeeded(rc)) {
-        for (int i = 0; i < count; ++i) requests[i] = MPI_Request_c2f(a->requests[i]);
-        for (int k = 0; a->with_statuses && k < written; ++k) {
-            MPI_Status_c2f(&a->statuses[k], &statuses[k * REDUX_FORTRAN_STATUS_SIZE]);
-        }
+    for (int i = 0; i < count; ++i) requests[i] = MPI_Request_c2f(a->requests[i]);
+    for (int k = 0; succeeded(rc) && a->with_statuses && k < written; ++k) {
+        MPI_Status_c2f(&a->statuses[k], &statuses[k * REDUX_FORTRAN_STATUS_SIZE]);
     }
     free_arrays(a);
 }
@@ -182,7 +181,6 @@ static void wait_f(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr, const ch
     MPI_Request c = MPI_Request_f2c(*request);
     MPI_Status s;
     *ierr = (MPI_Fint)redux_wait_raw(&c, c_status(status, &s));
-    if (*ierr != MPI_SUCCESS) return;
     *request = MPI_Request_c2f(c);
     f_status(&s, status, 1);
 }
@@ -197,7 +195,6 @@ static void test_f(int get_status, MPI_Fint *request, MPI_Fint *flag, MPI_Fint *
     int c_flag = 0;
     *ierr = (MPI_Fint)(get_status ? redux_request_get_status_raw((redux_raw_handle)c, &c_flag, c_s)
                                   : redux_test_raw(&c, &c_flag, c_s));
-    if (*ierr != MPI_SUCCESS) return;
     *flag = REDUX_FORTRAN_LOGICAL(c_flag);
     if (!get_status) *request = MPI_Request_c2f(c);
     f_status(&s, status, c_flag);
@@ -209,7 +206,7 @@ static void one_request_f(int (*entry)(void *), MPI_Fint *request, MPI_Fint *ier
     REDUX_FORTRAN_ENTER(integers_2, request, ierr);
     MPI_Request c = MPI_Request_f2c(*request);
     *ierr = (MPI_Fint)entry(&c);
-    if (*ierr == MPI_SUCCESS) *request = MPI_Request_c2f(c);
+    *request = MPI_Request_c2f(c);
 }
 
 REDUX_FORTRAN_CALL(mpi_wait, MPI_WAIT, wait_f, (MPI_Fint * request, MPI_Fint *status, MPI_Fint *ierr),
@@ -256,11 +253,9 @@ static void any_f(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint
     int c_index = MPI_UNDEFINED, c_flag = 1;
     *ierr = (MPI_Fint)(flag == NULL ? redux_waitany_raw((int)*count, a.requests, &c_index, c_s)
                                     : redux_testany_raw((int)*count, a.requests, &c_index, &c_flag, c_s));
-    if (*ierr == MPI_SUCCESS) {
-        *index = f_index(c_index);
-        if (flag != NULL) *flag = REDUX_FORTRAN_LOGICAL(c_flag);
-        f_status(&s, status, c_flag);
-    }
+    *index = f_index(c_index);
+    if (flag != NULL) *flag = REDUX_FORTRAN_LOGICAL(c_flag);
+    f_status(&s, status, c_flag && (*ierr == MPI_SUCCESS || c_index != MPI_UNDEFINED));
     close_arrays(&a, *ierr, (int)*count, requests, NULL, 0);
 }
 
