@@ -46,20 +46,6 @@ bool any_busy(int count, const MPI_Request* requests) {
     return false;
 }
 
-// `requests` in the thread's copy, busy operations as MPI_REQUEST_NULL; `busy`: whether there was one.
-MPI_Request* masked(int count, const MPI_Request* requests, bool& busy) {
-    thread_local std::vector<MPI_Request> copy;
-    copy.assign(requests, requests + count);
-    busy = false;
-    for (MPI_Request& r : copy) {
-        if (operation_busy(r)) {
-            r = MPI_REQUEST_NULL;
-            busy = true;
-        }
-    }
-    return copy.data();
-}
-
 // What the completion of a request means for libredux, taken before the library completes it: a nonblocking
 // operation is deleted while the library frees its handle.
 struct Ending {
@@ -69,17 +55,39 @@ struct Ending {
     MPI_Comm comm = MPI_COMM_NULL;
 };
 
-Ending ending_of(MPI_Request handle) {
-    Operation* op = find_operation(handle);
+Ending ending_of(Operation* op) {
     if (op == nullptr) return {};
     return {op, op->persistent, op->error, op->user_comm};
 }
+Ending ending_of(MPI_Request handle) { return ending_of(find_operation(handle)); }
 
 // ending_of() for each of `count` requests, in the thread's copy.
 const Ending* endings(int count, const MPI_Request* requests) {
     thread_local std::vector<Ending> copy;
     copy.resize(static_cast<size_t>(count));
     for (int i = 0; i < count; ++i) copy[static_cast<size_t>(i)] = ending_of(requests[i]);
+    return copy.data();
+}
+
+// `requests` in the thread's copy, busy operations as MPI_REQUEST_NULL (`busy`: whether there was one), and in
+// `ends` each request's ending_of(), from one lookup per request.
+MPI_Request* masked(int count, const MPI_Request* requests, bool& busy, const Ending*& ends) {
+    thread_local std::vector<MPI_Request> copy;
+    thread_local std::vector<Ending> copy_ends;
+    copy.assign(requests, requests + count);
+    copy_ends.assign(static_cast<size_t>(count), Ending{});
+    busy = false;
+    for (int i = 0; i < count; ++i) {
+        Operation* op = find_operation(requests[i]);
+        if (op == nullptr) continue;
+        if (op->busy()) {
+            copy[static_cast<size_t>(i)] = MPI_REQUEST_NULL;
+            busy = true;
+        } else {
+            copy_ends[static_cast<size_t>(i)] = ending_of(op);
+        }
+    }
+    ends = copy_ends.data();
     return copy.data();
 }
 
@@ -161,8 +169,8 @@ int testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
 // operation still busy means not every request is inactive).
 int testany_masked(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status) {
     bool busy = false;
-    MPI_Request* m = masked(count, requests, busy);
-    const Ending* ends = endings(count, requests);
+    const Ending* ends = nullptr;
+    MPI_Request* m = masked(count, requests, busy, ends);
     const int rc = PMPI_Testany(count, m, index, flag, status);
     if (rc != MPI_SUCCESS) return rc;
     if (*index != MPI_UNDEFINED) {
@@ -195,8 +203,8 @@ int testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status*
 // inactive and no operation busy.
 int testsome_masked(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
     bool busy = false;
-    MPI_Request* m = masked(count, requests, busy);
-    const Ending* ends = endings(count, requests);
+    const Ending* ends = nullptr;
+    MPI_Request* m = masked(count, requests, busy, ends);
     const int rc = PMPI_Testsome(count, m, outcount, indices, statuses);
     if (*outcount == MPI_UNDEFINED) {
         if (busy) *outcount = 0;
