@@ -1,5 +1,5 @@
 // Calibration inside the library, observed through redux_reduce_ex's report and REDUX_REPORT:
-//   - c of an op whose cost is known (it sleeps a set time per element, per call, or both) is found within 20 %,
+//   - c of an op whose cost is known (it takes a set time per element, per call, or both) is found within 20 %,
 //     for a count timed whole and for one extrapolated from the line through the samples, and its per-call part
 //     too (the decision log's c_call_s); an op whose cost is all per call is not cut into segments;
 //   - calibration applies the op only to operands a reduction passes it: an op that checks that its left operand
@@ -20,7 +20,6 @@
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
-#include <sys/prctl.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -30,7 +29,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -43,12 +41,17 @@ const std::string g_report_path = [] {
     return path;
 }();
 
-long g_sleep_ns_per_element = 0;
-long g_sleep_ns_per_call = 0;
+long g_op_ns_per_element = 0;
+long g_op_ns_per_call = 0;
 
-void sleeping_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+// A sum that takes a set time: it spins until then, so it ends on time where a sleep would wait for its wake-up
+// (a rank sharing its core, or whose peer spins, woke up to 1.6 ms late from sleeps of 1-2 ms).
+void timed_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+    const auto end =
+        std::chrono::steady_clock::now() + std::chrono::nanoseconds(g_op_ns_per_call + g_op_ns_per_element * *len);
     for (int i = 0; i < *len; ++i) static_cast<double*>(inout)[i] += static_cast<const double*>(in)[i];
-    std::this_thread::sleep_for(std::chrono::nanoseconds(g_sleep_ns_per_call + g_sleep_ns_per_element * *len));
+    while (std::chrono::steady_clock::now() < end) {
+    }
 }
 
 // inout = in, where every `in` must be smaller than its `inout`: a reduction of rank numbers passes an op the
@@ -66,7 +69,6 @@ void left_of_higher_ranks(void* in, void* inout, int* len, MPI_Datatype*) {
 class Calibration : public ::testing::Test {
 protected:
     void SetUp() override {
-        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);  // sleeps end on time
         MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
         MPI_Comm_rank(comm_, &rank_);
         MPI_Comm_size(comm_, &size_);
@@ -78,9 +80,9 @@ protected:
     int rank_ = 0, size_ = 1;
 };
 
-TEST_F(Calibration, ComputeCostOfASleepingOpWithinTwentyPercent) {
+TEST_F(Calibration, ComputeCostOfATimedOpWithinTwentyPercent) {
     MPI_Op op = MPI_OP_NULL;
-    MPI_Op_create(sleeping_sum, 1, &op);
+    MPI_Op_create(timed_sum, 1, &op);
     // 30 doubles at 50 us each: timed whole, c = 1.5 ms. 1000 doubles at 50 us each: the sample stops growing
     // at 32 elements (1.6 ms) and c = 50 ms is extrapolated from the line through the samples.
     const struct {
@@ -89,7 +91,7 @@ TEST_F(Calibration, ComputeCostOfASleepingOpWithinTwentyPercent) {
     } cases[] = {{30, 50000}, {1000, 50000}};
     for (const auto& c : cases) {
         SCOPED_TRACE("count " + std::to_string(c.count) + ", " + std::to_string(c.ns) + " ns per element");
-        g_sleep_ns_per_element = c.ns;
+        g_op_ns_per_element = c.ns;
         std::vector<double> send(c.count, rank_ + 1.0), recv(c.count, 0.0);
         redux_options options = REDUX_OPTIONS_INIT;
         options.algorithm = REDUX_ALGORITHM_OPTIMAL;
@@ -122,7 +124,7 @@ std::vector<nlohmann::json> read_report() {
 
 TEST_F(Calibration, ComputeCostPerCallAndPerElement) {
     MPI_Op op = MPI_OP_NULL;
-    MPI_Op_create(sleeping_sum, 1, &op);
+    MPI_Op_create(timed_sum, 1, &op);
     const struct {
         const char* what;
         int count;
@@ -130,8 +132,8 @@ TEST_F(Calibration, ComputeCostPerCallAndPerElement) {
     } cases[] = {{"all per call", 64, 0, 2000000}, {"mixed", 1003, 20000, 1000000}};
     for (const auto& c : cases) {
         SCOPED_TRACE(c.what);
-        g_sleep_ns_per_element = c.per_element_ns;
-        g_sleep_ns_per_call = c.per_call_ns;
+        g_op_ns_per_element = c.per_element_ns;
+        g_op_ns_per_call = c.per_call_ns;
         std::vector<double> send(static_cast<size_t>(c.count), rank_ + 1.0), recv(static_cast<size_t>(c.count), 0.0);
         redux_options options = REDUX_OPTIONS_INIT;
         options.algorithm = REDUX_ALGORITHM_OPTIMAL;
@@ -153,8 +155,8 @@ TEST_F(Calibration, ComputeCostPerCallAndPerElement) {
             EXPECT_NEAR(lines.back()["c_call_s"].get<double>(), per_call, 0.25 * per_call);
         }
     }
-    g_sleep_ns_per_element = 0;
-    g_sleep_ns_per_call = 0;
+    g_op_ns_per_element = 0;
+    g_op_ns_per_call = 0;
     MPI_Op_free(&op);
 }
 

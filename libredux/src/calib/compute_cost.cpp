@@ -9,12 +9,12 @@
 // s starts at 1 and doubles until one application takes kTarget_s, or s reaches the elements available (at most
 // kMaxSampleBytes of them); when the first size already takes kTarget_s, the largest is timed too, so at least two
 // sizes are always measured (one when only one element is available). Each size is timed kRuns times and the
-// fastest run kept (noise only adds time), or twice when a run takes kTarget_s (a rank sharing its core can wake
-// from a sleeping op a scheduler's time slice late). A least-squares line through
+// fastest run kept (noise only adds time: a rank sharing its core can wake from a sleeping op a scheduler's time
+// slice late, and did so on two runs of three ranks on two cores). A least-squares line through
 // (s, time) gives c(n) = call_s + element_s n, both parts at least 0: an op has a cost per application (a library's
 // dispatch, a callback into another runtime, a sleeping op's wake-up) besides its cost per element, and a plan
 // that cuts the vector into pieces pays the first part once per piece.
-// Measuring costs at most about kRuns x 2 x kTarget_s plus four slow applications, once per key.
+// Measuring costs at most about kRuns x 2 x kTarget_s plus 2 x kRuns slow applications, once per key.
 #include "calib/compute_cost.hpp"
 
 #include "mpi/mpi_check.hpp"
@@ -35,7 +35,7 @@ struct Sample {
     double seconds = 0;
 };
 
-// Fastest of up to kRuns applications to `n` elements, at least two.
+// Fastest of kRuns applications to `n` elements.
 int time_sample(const void* in_source, const void* inout_source, int n, MPI_Datatype datatype, MPI_Op op,
                 const ElementLayout& layout, ElementBuffer& in, ElementBuffer& inout, double& seconds) {
     std::vector<char> pack_scratch;
@@ -46,7 +46,6 @@ int time_sample(const void* in_source, const void* inout_source, int n, MPI_Data
         const double start = MPI_Wtime();
         REDUX_MPI(MPI_Reduce_local(in.data(), inout.data(), n, datatype, op));
         seconds = std::min(seconds, MPI_Wtime() - start);
-        if (seconds >= kTarget_s && run >= 1) break;
     }
     return MPI_SUCCESS;
 }
