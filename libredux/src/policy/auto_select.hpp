@@ -5,12 +5,7 @@
 // passes_through() (api/settled_native.hpp).
 //
 //   trials   rounds in which every contender still in the running (native first, then the trees) runs kTrials
-//            calls, taking turns call by call, each timed from a start the ranks make together. The first round is
-//            native and tree 0 (the model's choice) alone: where tree 0 is clearly faster than native there (native
-//            leaves) or ties with it, the trials end on that round and the runners-up never run ("not needed"; a
-//            tie or a clear win is what the model said or nearly, and a short job's calls are few); otherwise
-//            (tree 0 clearly slower, or faster by more than the tie margin but not clearly) the runners-up join from
-//            the second round, and at once where tree 0 leaves on its first call. The call of a tree
+//            calls, taking turns call by call, each timed from a start the ranks make together; the call of a tree
 //            not seen faster than native yet (its last agreed trial call not below native's median) comes at most
 //            once in kExploreEvery calls, the calls between running the library's own, untimed where they are not
 //            its trial calls (so that a program's calls stay the library's own in the median while the trials look
@@ -130,7 +125,6 @@ public:
         first_call,      // its first call took more than kFirstCallFactor times the best so far
         clearly_slower,  // its first quartile lay above another's third after a round
         not_reached,     // the extra time was spent before its first call
-        not_needed,      // a runner-up: the first round, native and tree 0 alone, decided without it
     };
     struct Drop {
         int contender = 0;  // a tree (0 .. trees() - 1), or trees() for native
@@ -275,8 +269,6 @@ private:
     std::size_t dynamic_calls() const { return dynamic_samples_[0].size() + dynamic_samples_[1].size(); }
     void end_trials(TrialsEnd why);
     void drop(int contender, DropReason reason);
-    void join_held();                   // the runners-up held back join the running
-    void drop_held(DropReason reason);  // or leave without a call
     bool round_done() const;
     double native_median_s() const;
     std::size_t confirm_calls() const { return confirm_[0].size() + confirm_[1].size(); }  // tree and native alternate
@@ -295,7 +287,6 @@ private:
     double planned_s_ = 0, native_s_ = 0;
     int trial_calls_ = 0;
     std::vector<int> running_;                  // contenders still in the trials, in turn order: native first
-    std::vector<int> held_;                     // runners-up waiting for the first round's end (the class comment)
     size_t turn_ = 0;                           // index in running_ of the next trial call's contender
     std::vector<std::vector<double>> samples_;  // by contender, this decision's trials: this rank's times
     std::vector<std::vector<double>> agreed_;   // by contender, this decision's trials: the agreed times
