@@ -45,8 +45,11 @@ namespace redux_bench {
 constexpr int kAutoTrialCalls = redux::AutoSelect::kMaxCallsToDecide;
 // Where auto has settled, its calls all run the same; before, they never run the same this many times in a row: its
 // first calls and the library's own between the trees' trial calls (AutoSelect::kExploreEvery) run native fewer
-// times, and its confirmation and tree-dyn's weighing take turns call by call. The calls before the warm-up end there.
-constexpr int kAutoSettledCalls = redux::AutoSelect::kNativeFirstCalls + 2 * redux::AutoSelect::kExploreEvery;
+// times, its confirmation and tree-dyn's weighing take turns call by call, and a decision the first round of trials
+// made without the runners-up runs the same kSecondLookCalls times before their trials (after the library's own calls
+// between the trees' where it is native). The calls before the warm-up end there.
+constexpr int kAutoSettledCalls =
+    redux::AutoSelect::kNativeFirstCalls + 2 * redux::AutoSelect::kExploreEvery + redux::AutoSelect::kSecondLookCalls;
 
 struct AlgorithmResult {
     Summary latency;     // over the timed iterations, on the root (every_rank_results: each the slowest rank's)

@@ -78,7 +78,7 @@ void AutoSelect::record(double seconds) {
         return;
     }
     window_.push_back(seconds);
-    ++calls_since_decision_;
+    if (++calls_since_decision_ >= kSecondLookCalls && second_look_) look_again();
 }
 
 double AutoSelect::native_median_s() const {
@@ -113,7 +113,9 @@ bool AutoSelect::agree_call(double agreed_s, double spread_s) {
         for (size_t i = running_.size(); i-- > 0;) {
             if (samples_[static_cast<size_t>(running_[i])].empty()) drop(running_[i], DropReason::not_reached);
         }
+        drop_held(DropReason::not_reached);
     }
+    if (running_.size() == 1 && !held_.empty()) join_held();  // tree 0 left on its first call
     if (running_.size() == 1) {  // the first calls left native alone (native runs first and is never dropped so)
         medians_[static_cast<size_t>(native_arm())] = native_s;
         end_trials(extra_spent_ ? TrialsEnd::extra_time : TrialsEnd::one_left);
@@ -124,6 +126,16 @@ bool AutoSelect::agree_call(double agreed_s, double spread_s) {
         return settle(Run::native, best_tree);
     }
     return false;
+}
+
+void AutoSelect::join_held() {
+    running_.insert(running_.end(), held_.begin(), held_.end());
+    held_.clear();
+}
+
+void AutoSelect::drop_held(DropReason reason) {
+    for (int arm : held_) drops_.push_back({arm, reason, 0.0, best_s_});
+    held_.clear();
 }
 
 void AutoSelect::drop(int contender, DropReason reason) {
@@ -214,6 +226,14 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
                             : std::all_of(running_.begin(), running_.end(), [&](int arm) {
                                   return medians_[static_cast<size_t>(arm)] <= (1.0 + kTieMargin) * best_tree_s;
                               }));
+        if (!held_.empty()) {  // the first round: native and tree 0
+            if (native_running && !tie) {
+                join_held();
+                return false;  // another round, the runners-up in it
+            }
+            drop_held(DropReason::not_needed);  // tree 0 clearly faster than native, or a tie
+            second_look_ = true;
+        }
         if (running_.size() > 1 && rounds_ < kMaxRounds && !extra_spent_ && !tie) return false;  // another round
         end_trials(extra_spent_           ? TrialsEnd::extra_time
                    : tie                  ? TrialsEnd::tie
@@ -334,7 +354,7 @@ AutoSelect::Step AutoSelect::root_passed_in_place() {
     return next();
 }
 
-void AutoSelect::restart_trials() {
+void AutoSelect::restart_trials(bool staged) {
     decided_ = false;
     rechecking_ = false;
     natives_since_tree_ = 0;
@@ -345,7 +365,10 @@ void AutoSelect::restart_trials() {
     window_.clear();
     running_.clear();
     running_.push_back(native_arm());  // native first: its time is the best seen from the trials' first call
-    for (int arm = 0; arm < native_arm(); ++arm) running_.push_back(arm);
+    running_.push_back(0);             // the model's choice; staged, the runners-up wait for the first round's end
+    held_.clear();
+    for (int arm = 1; arm < native_arm(); ++arm) (staged ? held_ : running_).push_back(arm);
+    second_look_ = false;
     const size_t contenders = static_cast<size_t>(native_arm()) + 1;
     samples_.assign(contenders, {});
     agreed_.assign(contenders, {});
@@ -371,6 +394,8 @@ const char* drop_reason_name(AutoSelect::DropReason reason) {
             return "clearly slower";
         case AutoSelect::DropReason::not_reached:
             return "not reached";
+        case AutoSelect::DropReason::not_needed:
+            return "not needed";
     }
     return "";
 }

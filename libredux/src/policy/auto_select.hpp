@@ -5,7 +5,14 @@
 // passes_through() (api/settled_native.hpp).
 //
 //   trials   rounds in which every contender still in the running (native first, then the trees) runs kTrials
-//            calls, taking turns call by call, each timed from a start the ranks make together; the call of a tree
+//            calls, taking turns call by call, each timed from a start the ranks make together. The first round is
+//            native and tree 0 (the model's choice) alone: where tree 0 is clearly faster than native there (native
+//            leaves) or ties with it, the trials end on that round and the runners-up never run ("not needed"; a
+//            tie or a clear win is what the model said or nearly, and a short job's calls are few) until the
+//            second look: kSecondLookCalls calls after that decision the trials start again with every tree from
+//            the first round, for the runners-up the model can rank wrongly; otherwise (tree 0 clearly slower, or
+//            faster by more than the tie margin but not clearly) the runners-up join from the second round, and at
+//            once where tree 0 leaves on its first call. The call of a tree
 //            not seen faster than native yet (its last agreed trial call not below native's median) comes at most
 //            once in kExploreEvery calls, the calls between running the library's own, untimed where they are not
 //            its trial calls (so that a program's calls stay the library's own in the median while the trials look
@@ -109,8 +116,13 @@ public:
     static constexpr int kNativeFirstCalls = 2;
     // The most calls before a decision, whatever the trees and the trials: the first calls, trials, a confirmation,
     // tree-dyn's turns.
-    static constexpr int kMaxCallsToDecide =
-        kNativeFirstCalls + kMaxTrialsCallsAnyTrees + 2 * kConfirmCalls + 2 * kDynamicCalls;
+    // Calls after a decision the first round made without the runners-up before the trials start again with them.
+    static constexpr int kSecondLookCalls = 32;
+    // The most calls before the last decision, whatever the trees and the trials: the first calls; a first round,
+    // its confirmation, tree-dyn's turns and the second look's wait; then the trials with every tree, a
+    // confirmation and tree-dyn's turns.
+    static constexpr int kMaxCallsToDecide = kNativeFirstCalls + 2 * kTrials * kExploreEvery + kSecondLookCalls +
+                                             kMaxTrialsCallsAnyTrees + 2 * (2 * kConfirmCalls + 2 * kDynamicCalls);
     static constexpr int kWindow = 1024;
     static constexpr double kDriftFactor = 2.0;
     static constexpr int64_t kRecheckEvery = 1 << 16;
@@ -125,6 +137,7 @@ public:
         first_call,      // its first call took more than kFirstCallFactor times the best so far
         clearly_slower,  // its first quartile lay above another's third after a round
         not_reached,     // the extra time was spent before its first call
+        not_needed,      // a runner-up: the first round, native and tree 0 alone, decided without it
     };
     struct Drop {
         int contender = 0;  // a tree (0 .. trees() - 1), or trees() for native
@@ -174,7 +187,7 @@ public:
             ++natives_since_tree_;
             return;
         }
-        if (++calls_since_decision_ >= kRecheckEvery && choice_ == Run::native) restart_trials();
+        if (++calls_since_decision_ >= calls_before_trials() && choice_ == Run::native) look_again();
     }
 
     // True after record() or agree_call() when the ranks must agree: the caller reduces local() with MPI_MAX and
@@ -217,6 +230,8 @@ public:
     }
 
     bool decided() const { return decided_; }
+    // Decided, and the trials will start again kSecondLookCalls calls after (the runners-up not measured yet).
+    bool second_look_pending() const { return decided_ && second_look_; }
     // Decided for native and nothing to time: the call is the pass-through, then count().
     bool settled_native() const { return decided_ && choice_ == Run::native; }
     // Settled on native for every call of the key as the caller passes it (MPI_IN_PLACE at the root included):
@@ -224,7 +239,7 @@ public:
     bool passes_through() const { return passes_through_; }
     // count() for a call that passes_through() sent to the library's reduce. Inline: the records call it.
     void count_passed_through() {
-        if (++calls_since_decision_ >= kRecheckEvery) restart_trials();
+        if (++calls_since_decision_ >= calls_before_trials()) look_again();
     }
     Run choice() const { return choice_; }
     int tree() const { return tree_; }  // the tree decided for (or tree 0)
@@ -263,12 +278,18 @@ private:
     bool native_passes_through(Run choice) const {
         return choice == Run::native && failures_.root_in_place == nullptr && failures_.root_recv_at_bottom == nullptr;
     }
-    void restart_trials();
+    // The trials from their first round: native and tree 0 (staged), the runners-up held back; or every tree.
+    void restart_trials(bool staged = true);
+    // Calls after a decision before the trials start again (count(), count_passed_through(), record()), and then.
+    int64_t calls_before_trials() const { return second_look_ ? kSecondLookCalls : kRecheckEvery; }
+    void look_again() { restart_trials(/*staged=*/!second_look_); }
     void decide(Run choice, int tree);
     bool settle(Run choice, int tree);  // decide (true), or first weigh tree-dyn against the choice (false)
     std::size_t dynamic_calls() const { return dynamic_samples_[0].size() + dynamic_samples_[1].size(); }
     void end_trials(TrialsEnd why);
     void drop(int contender, DropReason reason);
+    void join_held();                   // the runners-up held back join the running
+    void drop_held(DropReason reason);  // or leave without a call
     bool round_done() const;
     double native_median_s() const;
     std::size_t confirm_calls() const { return confirm_[0].size() + confirm_[1].size(); }  // tree and native alternate
@@ -287,6 +308,8 @@ private:
     double planned_s_ = 0, native_s_ = 0;
     int trial_calls_ = 0;
     std::vector<int> running_;                  // contenders still in the trials, in turn order: native first
+    bool second_look_ = false;                  // the last first round decided without the runners-up: they get a look
+    std::vector<int> held_;                     // runners-up waiting for the first round's end (the class comment)
     size_t turn_ = 0;                           // index in running_ of the next trial call's contender
     std::vector<std::vector<double>> samples_;  // by contender, this decision's trials: this rank's times
     std::vector<std::vector<double>> agreed_;   // by contender, this decision's trials: the agreed times
