@@ -114,8 +114,6 @@ public:
     // A key's first calls go to the library's own collective before the key is planned or tried (api/first_calls.hpp,
     // native_before_planning): a key called once or twice (set-up, a check, a test of every count) costs nothing.
     static constexpr int kNativeFirstCalls = 2;
-    // The most calls before a decision, whatever the trees and the trials: the first calls, trials, a confirmation,
-    // tree-dyn's turns.
     // Calls after a decision the first round made without the runners-up before the trials start again with them.
     static constexpr int kSecondLookCalls = 32;
     // The most calls before the last decision, whatever the trees and the trials: the first calls; a first round,
