@@ -8,6 +8,7 @@
 // native ends the trials; ranks with different times take the same steps on the same agreed numbers. The first
 // round is native and tree 0 alone: the runners-up join only where tree 0 is neither clearly faster nor tied.
 #include "policy/auto_select.hpp"
+#include "policy/report.hpp"
 
 #include <gtest/gtest.h>
 

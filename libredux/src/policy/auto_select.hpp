@@ -343,9 +343,4 @@ private:
     double recheck_s_ = 0;
 };
 
-// For the decision log: "first call over 2x the best", "clearly slower", "not reached"; "one left", "last round",
-// "extra time", "no tree faster".
-const char* drop_reason_name(AutoSelect::DropReason reason);
-const char* trials_end_name(AutoSelect::TrialsEnd end);
-
 }  // namespace redux

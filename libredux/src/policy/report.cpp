@@ -21,6 +21,35 @@ nlohmann::ordered_json or_null(const std::optional<double>& seconds) {
 
 }  // namespace
 
+const char* drop_reason_name(AutoSelect::DropReason reason) {
+    static_assert(AutoSelect::kFirstCallFactor == 2.0, "the name says 2x");
+    switch (reason) {
+        case AutoSelect::DropReason::first_call:
+            return "first call over 2x the best";
+        case AutoSelect::DropReason::clearly_slower:
+            return "clearly slower";
+        case AutoSelect::DropReason::not_reached:
+            return "not reached";
+        case AutoSelect::DropReason::not_needed:
+            return "not needed";
+    }
+    return "";
+}
+
+const char* trials_end_name(AutoSelect::TrialsEnd end) {
+    switch (end) {
+        case AutoSelect::TrialsEnd::one_left:
+            return "one left";
+        case AutoSelect::TrialsEnd::last_round:
+            return "last round";
+        case AutoSelect::TrialsEnd::extra_time:
+            return "extra time";
+        case AutoSelect::TrialsEnd::tie:
+            return "no tree faster";
+    }
+    return "";
+}
+
 std::string report_json(const PlanReport& r, const char* what) {
     nlohmann::ordered_json predicted = nlohmann::ordered_json::object();
     for (const auto& [name, seconds] : r.predicted_by_strategy_s) predicted[name] = seconds;

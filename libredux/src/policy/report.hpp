@@ -2,6 +2,8 @@
 // (REDUX_VERBOSE). Written by rank 0 of the communicator. See report.cpp.
 #pragma once
 
+#include "policy/auto_select.hpp"
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -75,5 +77,10 @@ std::string report_words(const PlanReport& report, const char* what);
 // Appends line + '\n' to `path` with one write(2) on an O_APPEND descriptor, so lines of concurrent writers
 // do not interleave. Returns false if the file cannot be written.
 bool append_line(const std::string& path, const std::string& line);
+
+// AutoSelect's reasons in the decision log's words: "first call over 2x the best", "clearly slower", "not reached",
+// "not needed"; "one left", "last round", "extra time", "no tree faster".
+const char* drop_reason_name(AutoSelect::DropReason reason);
+const char* trials_end_name(AutoSelect::TrialsEnd end);
 
 }  // namespace redux
