@@ -362,12 +362,11 @@ bool Runner::run_size(int count, SizeResult& result) {
     // auto's trials and confirmation, untimed here (kAutoTrialCalls), started as the timed calls are: started
     // otherwise (a barrier before each, where the timed calls start from an agreed time) they would time other
     // calls than the benchmark's, and on a slow network can pick the algorithm that loses in the timed ones.
-    // They end early where auto has settled: kAutoSettledCalls calls in a row ran the same (the same on every rank:
-    // auto's steps are agreed).
+    // They end where libredux reports the size decided (the same on every rank: auto's steps are agreed).
     for (size_t a = 0; a < algorithms; ++a) {
         if (options_.algorithms[a].algorithm != REDUX_ALGORITHM_AUTO || options_.cold) continue;
-        int same = 0, last = 0;
-        for (int trial = 1; trial < kAutoTrialCalls && same < kAutoSettledCalls; ++trial) {
+        bool deciding = true;
+        for (int trial = 1; trial < kAutoTrialCalls && deciding; ++trial) {
             redux_call_info info{};
             prepare(a);
             start_call(-static_cast<long>(warmup) - trial);
@@ -375,9 +374,7 @@ bool Runner::run_size(int count, SizeResult& result) {
             check_call(call(a, count, &info), a);
             first_call_ = false;
             record_call(info, result.algorithms[a]);
-            const int ran = info.planned != 0 ? static_cast<int>(info.algorithm) : -1;
-            same = same > 0 && ran == last ? same + 1 : 1;
-            last = ran;
+            deciding = info.deciding != 0;
         }
     }
     if (start_clock_) start_clock_->take_late_count();  // late starts count in the timed iterations only

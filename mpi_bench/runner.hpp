@@ -34,22 +34,13 @@
 
 namespace redux_bench {
 
-// auto's trials: its first calls on a size take turns between its trees (AutoSelect::kMaxTrees at most) and
-// PMPI_Reduce in rounds of AutoSelect::kTrials calls each, a tree's at most one call in AutoSelect::kExploreEvery;
-// a contender clearly slower than another leaves after a round, and at most AutoSelect::kMaxRounds rounds are run; a
-// tree they choose then takes turns with PMPI_Reduce for AutoSelect::kConfirmCalls calls each, timed where the calls
-// are made. Before the warm-up, auto alone makes that many calls (the verification call included), each started as the
-// timed calls are (a barrier, or the agreed start of --sync window), so that what is timed is what it settled on, as an
-// application sees it after its first hundred calls or so, and its confirmation saw the calls started the way the timed
-// ones are.
+// auto's trials: its first calls on a size take turns between its trees and PMPI_Reduce, then a tree they choose
+// takes turns with PMPI_Reduce, timed where the calls are made (docs/design.md, "auto"). Before the warm-up, auto
+// alone makes calls (the verification call included), each started as the timed calls are (a barrier, or the agreed
+// start of --sync window), until libredux reports the size decided (redux_call_info.deciding 0, the same on every
+// rank) and at most AutoSelect::kMaxCallsToDecide, so that what is timed is what it settled on, as an application
+// sees it once auto has decided, and its confirmation saw the calls started the way the timed ones are.
 constexpr int kAutoTrialCalls = redux::AutoSelect::kMaxCallsToDecide;
-// Where auto has settled, its calls all run the same; before, they never run the same this many times in a row: its
-// first calls and the library's own between the trees' trial calls (AutoSelect::kExploreEvery) run native fewer
-// times, its confirmation and tree-dyn's weighing take turns call by call, and a decision the first round of trials
-// made without the runners-up runs the same kSecondLookCalls times before their trials (after the library's own calls
-// between the trees' where it is native). The calls before the warm-up end there.
-constexpr int kAutoSettledCalls =
-    redux::AutoSelect::kNativeFirstCalls + 2 * redux::AutoSelect::kExploreEvery + redux::AutoSelect::kSecondLookCalls;
 
 struct AlgorithmResult {
     Summary latency;     // over the timed iterations, on the root (every_rank_results: each the slowest rank's)

@@ -193,9 +193,13 @@ TEST_F(InPlace, AfterADecisionMadeNotInPlace) {
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     const Case c{Kind::int_sum, 1 << 18, "int sum"};
     const int root = g_size - 1;
-    // Enough calls for auto to decide whatever its rounds of trials (AutoSelect::kMaxCallsToDecide).
-    for (int k = 0; k < redux::AutoSelect::kMaxCallsToDecide + 4; ++k)
-        call(c, root, k, /*in_place=*/false, comm, nullptr);
+    // Until libredux reports the key decided (AutoSelect::kMaxCallsToDecide calls at most).
+    redux_call_info decision{};
+    int calls = 0;
+    do {
+        call(c, root, calls++, /*in_place=*/false, comm, &decision);
+    } while (decision.deciding != 0 && calls < redux::AutoSelect::kMaxCallsToDecide + 4);
+    EXPECT_EQ(decision.deciding, 0) << "still deciding after " << calls << " calls";
     int native_in_place = 0;
     for (int k = 0; k < kCalls; ++k) {
         redux_call_info info{};

@@ -83,6 +83,7 @@ TEST_F(ReduceOptions, ExplicitPlannedAlgorithmRunsATree) {
         }
         EXPECT_EQ(out.info.planned, 1);
         EXPECT_EQ(out.info.algorithm, algorithm);
+        EXPECT_EQ(out.info.deciding, 0) << "a strategy the caller named: nothing for auto to decide";
         EXPECT_GT(out.started, 0) << "no request started: the call did not run a tree";
         EXPECT_GT(out.info.predicted_s, 0);
     }
@@ -122,11 +123,13 @@ TEST_F(ReduceOptions, ExplicitNativeGoesToTheLibrary) {
     EXPECT_EQ(out.info.planned, 0);
     EXPECT_EQ(out.info.algorithm, REDUX_ALGORITHM_NATIVE);
     EXPECT_EQ(out.info.predicted_s, 0);
+    EXPECT_EQ(out.info.deciding, 0);
 }
 
 // Under auto a key's first AutoSelect::kNativeFirstCalls calls go to the MPI library's own reduce unplanned, the
 // next is the first trial call, the library's own too, then the library's own until a tree's turn may come (one
-// call in AutoSelect::kExploreEvery); the one after them, the model's tree.
+// call in AutoSelect::kExploreEvery); the one after them, the model's tree. auto reports each of them as still
+// deciding (on 2 ranks or more); a configured strategy or native, none.
 TEST_F(ReduceOptions, NoOptionsFollowTheEnvironment) {
     const char* configured = std::getenv("REDUX_ALGORITHM");
     const bool native = configured != nullptr && std::strcmp(configured, "native") == 0;
@@ -136,10 +139,12 @@ TEST_F(ReduceOptions, NoOptionsFollowTheEnvironment) {
         const Outcome first = sum(nullptr);
         EXPECT_EQ(first.rc, MPI_SUCCESS);
         EXPECT_EQ(first.info.planned, native || automatic || size_ == 1 ? 0 : 1) << "call " << call;
+        EXPECT_EQ(first.info.deciding, automatic && size_ > 1 ? 1 : 0) << "call " << call;
     }
     const Outcome out = sum(nullptr);
     EXPECT_EQ(out.rc, MPI_SUCCESS);
     EXPECT_EQ(out.info.planned, native || size_ == 1 ? 0 : 1);
+    EXPECT_EQ(out.info.deciding, automatic && size_ > 1 ? 1 : 0);
     EXPECT_EQ(out.started > 0, !native && size_ > 1);
 }
 

@@ -31,7 +31,7 @@
 namespace {
 
 constexpr int kCount = 1 << 18;  // ints: 1 MB
-// Enough calls for auto to decide whatever its rounds of trials.
+// The most calls auto takes to decide whatever its rounds of trials (it reports when it has).
 constexpr int kDecide = redux::AutoSelect::kMaxCallsToDecide + 4;
 constexpr int kRepeats = 12;  // calls after a decision
 
@@ -46,9 +46,10 @@ bool expect_native() {
 }
 
 // One MPI_SUM of `count` ints at `root` on `comm` through redux_reduce_ex with `options` (null: the defaults,
-// as MPI_Reduce), in place at the root when asked; checks the root's result. Returns whether it ran native.
+// as MPI_Reduce), in place at the root when asked; checks the root's result. Returns whether it ran native, and
+// what libredux reported in `reported` when not null.
 bool checked_call(MPI_Comm comm, int root, int count, int call, bool in_place = false,
-                  const redux_options* options = nullptr) {
+                  const redux_options* options = nullptr, redux_call_info* reported = nullptr) {
     std::vector<int> data(static_cast<size_t>(count)), recv(data.size(), -1);
     for (int i = 0; i < count; ++i) data[static_cast<size_t>(i)] = value(g_rank, i, call);
     const bool is_root = g_rank == root;
@@ -66,14 +67,29 @@ bool checked_call(MPI_Comm comm, int root, int count, int call, bool in_place = 
             }
         }
     }
+    if (reported != nullptr) *reported = info;
     return info.planned == 0;
 }
 
-// Decides the key (count kCount at `root`), then repeats it; returns how many repeats ran native.
+// Calls the key (count kCount at `root`) until libredux reports it decided, then repeats it; returns how many
+// repeats ran native. A key's first call under auto is one of its first calls, still deciding (on 2 ranks or
+// more: on one, nothing is planned); every repeat reports the key decided.
 int decide_and_repeat(MPI_Comm comm, int root, int first_call) {
-    for (int k = 0; k < kDecide; ++k) checked_call(comm, root, kCount, first_call + k);
+    redux_call_info info{};
+    int calls = 0;
+    do {
+        checked_call(comm, root, kCount, first_call + calls, false, nullptr, &info);
+        if (calls == 0 && g_size > 1) {
+            EXPECT_EQ(info.deciding, 1) << "a new key's first call under auto";
+        }
+        ++calls;
+    } while (info.deciding != 0 && calls < kDecide);
+    EXPECT_EQ(info.deciding, 0) << "still deciding after " << calls << " calls";
     int native = 0;
-    for (int k = 0; k < kRepeats; ++k) native += checked_call(comm, root, kCount, first_call + kDecide + k);
+    for (int k = 0; k < kRepeats; ++k) {
+        native += checked_call(comm, root, kCount, first_call + calls + k, false, nullptr, &info);
+        EXPECT_EQ(info.deciding, 0) << "repeat " << k << " of a decided key";
+    }
     return native;
 }
 

@@ -1,5 +1,6 @@
 // One job of wisdom_test.sh: four keys under auto, each result checked against the test's own sum. With `decide`
-// every key is called until auto has decided (AutoSelect::kMaxCallsToDecide calls); with `start` 20 calls each.
+// every key is called until libredux reports it decided (redux_call_info.deciding 0; AutoSelect::kMaxCallsToDecide
+// calls at most); with `start` 20 calls each.
 // Rank 0 prints, per key, what ran on each of its first 10 calls (the algorithm's number from redux_call_info,
 // -1 for the library's own): wisdom_test.sh compares it with the wisdom file.
 //   K1  MPI_Reduce       MPI_DOUBLE, MPI_SUM,            1000 + shift elements, root size - 1
@@ -34,7 +35,7 @@ void static_sum(void* in, void* inout, int* len, MPI_Datatype*) {
 int g_failures = 0;
 
 // One call of the key; the result against sum over ranks r of (r + 1) * (i % 7 + 1).
-void call(bool allreduce, int count, MPI_Op op, int root, int rank, int size, int& ran) {
+void call(bool allreduce, int count, MPI_Op op, int root, int rank, int size, int& ran, bool& deciding) {
     std::vector<double> send(static_cast<size_t>(count)), recv(static_cast<size_t>(count), -1.0);
     for (int i = 0; i < count; ++i) send[static_cast<size_t>(i)] = (rank + 1.0) * (i % 7 + 1);
     redux_call_info info{};
@@ -47,6 +48,7 @@ void call(bool allreduce, int count, MPI_Op op, int root, int rank, int size, in
         ++g_failures;
     }
     ran = info.planned != 0 ? static_cast<int>(info.algorithm) : -1;
+    deciding = info.deciding != 0;
     if (!allreduce && rank != root) return;
     const double ranks = size * (size + 1) / 2.0;
     for (int i = 0; i < count; ++i) {
@@ -84,9 +86,10 @@ int main(int argc, char** argv) {
     const int calls = decide ? redux::AutoSelect::kMaxCallsToDecide + 4 : 20;
     for (const Key& key : keys) {
         std::string ran_first;
-        for (int c = 0; c < calls; ++c) {
+        bool deciding = true;
+        for (int c = 0; c < calls && (deciding || !decide); ++c) {
             int ran = 0;
-            call(key.allreduce, key.count, key.op, key.root, rank, size, ran);
+            call(key.allreduce, key.count, key.op, key.root, rank, size, ran, deciding);
             if (c < 10) ran_first += (c == 0 ? "" : ",") + std::to_string(ran);
         }
         if (rank == 0) std::printf("%s %s\n", key.name, ran_first.c_str());

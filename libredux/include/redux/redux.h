@@ -50,6 +50,11 @@ typedef struct redux_call_info {
     double compute_s;
     double predicted_s; /* the plan's predicted makespan, seconds (0 when not planned) */
     int segments;       /* the vector was reduced in this many pipelined segments (0 when not planned) */
+    /* 1 while auto is still finding what to run for the call's arguments (its first calls, its trials, a look at
+     * the runners-up it has yet to take, the re-check of a decision read from the wisdom file), so that the next
+     * calls may run something else; 0 once auto has decided (until it looks again: a drift, or 65536 calls later),
+     * and for every call auto does not choose for. The same on every rank at the same call. */
+    int deciding;
 } redux_call_info;
 
 /* redux_reduce() with `options` (NULL: REDUX_OPTIONS_INIT) and, when `info` is not NULL, a report of the

@@ -247,11 +247,11 @@ extern "C" int redux_istart_raw(int collective, int persistent, const void* send
 
 extern "C" int redux_request_info(MPI_Request request, redux_call_info* info) {
     const redux::Operation* op = redux::find_operation(request);
-    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
+    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0, 0};
     if (op == nullptr) return 0;
     const redux::OperationPlan& p = op->plan;
     if (info != nullptr) {
-        *info = {1, p.tree.algorithm(), p.costs.transfer_s, p.costs.compute_s, p.tree.predicted_s, p.tree.segments};
+        *info = {1, p.tree.algorithm(), p.costs.transfer_s, p.costs.compute_s, p.tree.predicted_s, p.tree.segments, 0};
     }
     return 1;
 }

@@ -82,8 +82,9 @@ void record(const ReduceCall& call, const Route& route) {
 
 // A call of a key settled on native that the thread's record takes: counted on the key, then the library's
 // collective where run_plan() runs auto's native calls (plan_library_reduce), its error through the user's handler.
-int settled_pass_through(AutoSelect& select, const ReduceCall& call) {
+int settled_pass_through(AutoSelect& select, const ReduceCall& call, redux_call_info* info) {
     select.count_passed_through();
+    if (info != nullptr) info->deciding = select.decision_final() ? 0 : 1;
     return guarded(call.comm, [&] { return plan_library_reduce(call.sendbuf, call, *t_settled_native.state); });
 }
 
@@ -119,6 +120,7 @@ ReduceCall make_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
     if (rc != MPI_SUCCESS) return rc;
     record(call, answer);
     if (answer.state != nullptr) return MPI_SUCCESS;
+    if (info != nullptr) info->deciding = answer.first_call ? 1 : 0;
     return library_reduce(sendbuf, call, comm);
 }
 
@@ -129,8 +131,8 @@ int reduce_entry(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
                  MPI_Comm comm, const redux_options* options, redux_call_info* info) {
     const uint64_t generation = lookup_generation();
     const ReduceCall call = make_call(sendbuf, recvbuf, count, datatype, op, root, comm, options, generation);
-    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
-    if (AutoSelect* settled = t_settled_native.repeats(call)) return settled_pass_through(*settled, call);
+    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0, 0};
+    if (AutoSelect* settled = t_settled_native.repeats(call)) return settled_pass_through(*settled, call, info);
     if (t_configured_native.takes(call)) return library_reduce(sendbuf, call, comm);
     return reduce_routed(sendbuf, recvbuf, count, datatype, op, root, comm, options, info, generation);
 }
@@ -140,8 +142,8 @@ int family_entry(Collective collective, const void* sendbuf, void* recvbuf, int 
                  MPI_Comm comm, const redux_options* options, redux_call_info* info) {
     const uint64_t generation = lookup_generation();
     const ReduceCall call = make_call(sendbuf, recvbuf, count, datatype, op, 0, comm, options, generation, collective);
-    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
-    if (AutoSelect* settled = t_settled_native.repeats(call)) return settled_pass_through(*settled, call);
+    if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0, 0};
+    if (AutoSelect* settled = t_settled_native.repeats(call)) return settled_pass_through(*settled, call, info);
     if (t_configured_native.takes(call)) return library_reduce(sendbuf, call, comm);
     return reduce_routed(sendbuf, recvbuf, count, datatype, op, 0, comm, options, info, generation, collective);
 }

@@ -117,7 +117,10 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
         REDUX_MPI(key_wisdom(state, key, call.op, wisdom));
     }
     // The library's own, on the user's communicator.
-    if (wisdom.entry == nullptr && native_before_planning(state, key)) return MPI_SUCCESS;
+    if (wisdom.entry == nullptr && native_before_planning(state, key)) {
+        route.first_call = true;
+        return MPI_SUCCESS;
+    }
     REDUX_MPI(make_lines(state));
     const bool in_place = call.sendbuf == MPI_IN_PLACE && (rank == call.root || call.collective != Collective::reduce);
     const void* own_data = in_place ? call.recvbuf : call.sendbuf;

@@ -60,6 +60,9 @@ struct Route {
     // The library's own reduce because the communicator's agreed configuration says native and the call asks for
     // the configured algorithm: the same answer for every such call on the communicator with valid options.
     bool configured_native = false;
+    // The library's own reduce because the key is auto's and this is one of its first calls (native_before_planning,
+    // first_calls.hpp): auto is still deciding.
+    bool first_call = false;
     std::optional<PlanRoute> made;  // the plan route made for this call where no recent call had one
 };
 

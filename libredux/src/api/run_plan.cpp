@@ -35,7 +35,7 @@ namespace {
 
 // What redux_call_info reports for a call that ran `tree` of the key's trees.
 redux_call_info planned_info(const CachedPlan& cached, const PlannedTree& tree) {
-    return {1, tree.algorithm(), cached.costs.transfer_s, cached.costs.compute_s, tree.predicted_s, tree.segments};
+    return {1, tree.algorithm(), cached.costs.transfer_s, cached.costs.compute_s, tree.predicted_s, tree.segments, 0};
 }
 
 // Runs tree `tree` of the key's trees (0: the strategy asked for or the model's choice).
@@ -225,9 +225,10 @@ int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cach
     }
     if (info != nullptr) {
         *info = planned ? planned_info(cached, cached.trees[static_cast<size_t>(step.tree)])
-                        : redux_call_info{0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0};
+                        : redux_call_info{0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0, 0};
     }
     if (select.needs_agreement()) REDUX_MPI(agree(state, cached, select));
+    if (info != nullptr) info->deciding = select.decision_final() ? 0 : 1;
     return MPI_SUCCESS;
 }
 

@@ -232,6 +232,9 @@ public:
     bool second_look_pending() const { return decided_ && second_look_; }
     // Decided for native and nothing to time: the call is the pass-through, then count().
     bool settled_native() const { return decided_ && choice_ == Run::native; }
+    // Decided, with no look ahead that may change it: no second look pending, no wisdom re-check running
+    // (redux_call_info.deciding is its negation).
+    bool decision_final() const { return decided_ && !second_look_ && !rechecking_; }
     // Settled on native for every call of the key as the caller passes it (MPI_IN_PLACE at the root included):
     // the answer a cache of next() may give, calling count_passed_through() for each call, while this holds.
     bool passes_through() const { return passes_through_; }
