@@ -149,3 +149,18 @@ function(redux_add_mpi_test)
         endif()
     endforeach()
 endfunction()
+
+# Keeps the calling directory's tests off the user's wisdom file: auto keeps its decisions in
+# ~/.cache/libredux/wisdom.json by default (docs/usage.md), and a test would start from what an earlier test or run
+# decided. REDUX_WISDOM=off goes first in each test's ENVIRONMENT, so a test that names its own file keeps it.
+# Called at the end of each directory whose tests run libredux.
+function(redux_tests_without_user_wisdom)
+    get_property(tests DIRECTORY PROPERTY TESTS)
+    foreach(test IN LISTS tests)
+        get_test_property(${test} ENVIRONMENT environment)
+        if(NOT environment)
+            set(environment "")
+        endif()
+        set_property(TEST ${test} PROPERTY ENVIRONMENT REDUX_WISDOM=off ${environment})
+    endforeach()
+endfunction()

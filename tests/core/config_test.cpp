@@ -36,6 +36,38 @@ TEST(Config, NothingSetGivesTheDefaults) {
     EXPECT_EQ(cfg.problem, "");
 }
 
+// The wisdom file where REDUX_WISDOM is unset: in $XDG_CACHE_HOME, else in $HOME/.cache (absolute paths only),
+// else none; REDUX_WISDOM names another or, `off`, none, and an empty value is unset.
+TEST(Config, WisdomIsKeptInTheUsersCacheByDefault) {
+    redux::Config cfg = parse({{"HOME", "/home/u"}});
+    EXPECT_EQ(cfg.wisdom_path, "/home/u/.cache/libredux/wisdom.json");
+    EXPECT_TRUE(cfg.wisdom);
+    EXPECT_EQ(redux::calibration_path(cfg), "/home/u/.cache/libredux/wisdom.json.links");
+    cfg = parse({{"HOME", "/home/u"}, {"XDG_CACHE_HOME", "/scratch/c"}});
+    EXPECT_EQ(cfg.wisdom_path, "/scratch/c/libredux/wisdom.json");
+    cfg = parse({{"HOME", "/home/u"}, {"XDG_CACHE_HOME", "relative"}});
+    EXPECT_EQ(cfg.wisdom_path, "/home/u/.cache/libredux/wisdom.json") << "a relative XDG_CACHE_HOME is ignored";
+    cfg = parse({{"HOME", ""}});
+    EXPECT_EQ(cfg.wisdom_path, "");
+    EXPECT_FALSE(cfg.wisdom);
+    EXPECT_EQ(redux::calibration_path(cfg), "");
+    cfg = parse({{"HOME", "/home/u"}, {"REDUX_WISDOM", "off"}});
+    EXPECT_EQ(cfg.wisdom_path, "");
+    EXPECT_FALSE(cfg.wisdom);
+    EXPECT_EQ(redux::calibration_path(cfg), "");
+    cfg = parse({{"HOME", "/home/u"}, {"REDUX_WISDOM", "/w.json"}});
+    EXPECT_EQ(cfg.wisdom_path, "/w.json");
+    EXPECT_EQ(redux::calibration_path(cfg), "/w.json.links");
+    cfg = parse({{"HOME", "/home/u"}, {"REDUX_WISDOM", ""}});
+    EXPECT_EQ(cfg.wisdom_path, "/home/u/.cache/libredux/wisdom.json");
+    const std::vector<redux::SettingState> shown = redux::describe_settings(lookup, cfg);
+    for (const redux::SettingState& s : shown) {
+        if (std::string(s.info->name) != "REDUX_WISDOM") continue;
+        EXPECT_EQ(s.value, "/home/u/.cache/libredux/wisdom.json");
+        EXPECT_EQ(s.default_value, s.value) << "the default file is the default";
+    }
+}
+
 TEST(Config, EmptyValuesAreUnset) {
     const redux::Config cfg = parse({{"REDUX_ALGORITHM", ""}, {"REDUX_D", ""}, {"REDUX_VERBOSE", ""}});
     EXPECT_EQ(cfg.algorithm, REDUX_ALGORITHM_AUTO);
@@ -157,11 +189,16 @@ const char* recording_lookup(const char* name) {
     return lookup(name);
 }
 
-// The table is the one list of variables: parse_config asks for exactly its rows, in its order.
+// The table is the one list of variables: parse_config asks for exactly its rows, in its order, and otherwise only
+// for the folders of the default wisdom file.
 TEST(SettingsTable, IsWhatParseConfigReads) {
     g_env.clear();
     g_asked.clear();
     redux::parse_config(recording_lookup);
+    std::vector<std::string> redux_asked, others;
+    for (const std::string& name : g_asked) (name.rfind("REDUX_", 0) == 0 ? redux_asked : others).push_back(name);
+    EXPECT_EQ(std::set<std::string>(others.begin(), others.end()), (std::set<std::string>{"XDG_CACHE_HOME", "HOME"}));
+    g_asked = redux_asked;
     std::vector<std::string> names;
     for (const redux::SettingInfo& setting : redux::settings_table()) {
         EXPECT_EQ(std::string(setting.name).rfind("REDUX_", 0), 0u) << setting.name;

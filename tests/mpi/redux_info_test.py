@@ -16,14 +16,21 @@ without REDUX_VERBOSE it prints none.
 
 VENDOR is OpenMPI or MPICH (the launcher's flags). Exit status 0 when every check passes.
 """
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
 failures = []
+# The cache folder every run here sees (XDG_CACHE_HOME), so that the default wisdom file and the calibration file
+# beside it are the test's, never the user's.
+CACHE = tempfile.mkdtemp(prefix="redux-info-cache.")
+atexit.register(shutil.rmtree, CACHE, True)
+DEFAULT_WISDOM = os.path.join(CACHE, "libredux", "wisdom.json")
 
 
 def check(condition, what):
@@ -33,8 +40,9 @@ def check(condition, what):
 
 
 def clean_env(**variables):
-    """The test's environment without any REDUX_* variable, plus `variables`."""
+    """The test's environment without any REDUX_* variable, the cache folder CACHE, plus `variables`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REDUX_")}
+    env["XDG_CACHE_HOME"] = CACHE
     env.update(variables)
     return env
 
@@ -105,7 +113,15 @@ def test_info(version, launcher, redux_info, driver):
         check(doc["settings"]["REDUX_ALGORITHM"]["value"] == "auto", "default algorithm is not auto")
         check(doc["settings"]["REDUX_CHUNK_BYTES"]["value"] == "65536", "default chunk bytes")
         check(doc["problem"] is None and doc["reduce"] == "libredux", f"nothing set: {doc['problem']}")
-        check(doc["calibration_file"] is None, "no calibration file set, but one is shown")
+        check(doc["settings"]["REDUX_WISDOM"]["value"] == DEFAULT_WISDOM,
+              f"default wisdom file: {doc['settings']['REDUX_WISDOM']}")
+        check(doc["calibration_file"] is not None and doc["calibration_file"]["path"] == DEFAULT_WISDOM + ".links",
+              f"no calibration file set: not the one beside the default wisdom file: {doc['calibration_file']}")
+    doc = info_json(redux_info, REDUX_WISDOM="off")
+    if doc:
+        check(doc["settings"]["REDUX_WISDOM"]["value"] == "off" and doc["settings"]["REDUX_WISDOM"]["differs_from_default"]
+              and doc["calibration_file"] is None, f"REDUX_WISDOM=off: {doc['settings']['REDUX_WISDOM']}, "
+              f"calibration file {doc['calibration_file']}")
 
     # Valid values: taken from the environment, shown as parsed; an empty value is the default.
     doc = info_json(redux_info, REDUX_ALGORITHM="binomial", REDUX_D="2.5e-6", REDUX_CHUNK_BYTES="4096",
@@ -256,7 +272,8 @@ def test_verbose(version, launcher, driver):
         check(sorted(settings) == sorted(["REDUX_VERBOSE=1", "REDUX_D=1e-06", "REDUX_C=1e-07",
                                           "REDUX_ALGORITHM=binomial"]),
               f"settings that differ from their defaults: {settings} (REDUX_RECV_WINDOW=2 is the default)")
-        check(line.endswith("; calibration file: none"), f"start-up line without the calibration file: {line}")
+        check(line.endswith(f"; calibration file: {DEFAULT_WISDOM}.links"),
+              f"start-up line without a calibration file set: not the default one: {line}")
 
     # With a calibration file: its path is on the line.
     with tempfile.TemporaryDirectory(prefix="redux-verbose-test.") as tmp:

@@ -13,7 +13,9 @@
 #                 for itself in a 3-rank file and adds its own; two jobs deciding at once into one file keep both
 #                 jobs' entries; a file that is not libredux's (a C source) gives a warning, the jobs run, and the
 #                 file is left byte for byte; redux-info --wisdom lists a file's entries, --clear-wisdom empties
-#                 libredux's file and refuses (exit 1) any other.
+#                 libredux's file and refuses (exit 1) any other; without REDUX_WISDOM the file is
+#                 $XDG_CACHE_HOME/libredux/wisdom.json, else $HOME/.cache/libredux/wisdom.json (folders made, links
+#                 beside it), and REDUX_WISDOM=off keeps none.
 #   wisdom_test.sh VENDOR MPIEXEC DRIVER basic RANKS | more REDUX_INFO      VENDOR: OpenMPI or MPICH
 set -u
 vendor=$1 mpiexec=$2 driver=$3 what=$4 ranks=${5:-3} redux_info=${5:-}
@@ -33,6 +35,17 @@ job() {
     local name=$1 n=$2 mode=$3 shift_=${4:-0}
     if ! env REDUX_WISDOM="$dir/wisdom.json" REDUX_REPORT="$dir/$name.report" \
         "$mpiexec" -n "$n" "${flags[@]}" "$driver" "$mode" "$shift_" >"$dir/$name.out" 2>"$dir/$name.err"; then
+        fail "job $name failed: $(tail -5 "$dir/$name.err")"
+        return 1
+    fi
+}
+
+# job_at NAME RANKS MODE VAR=VALUE...: a job as job(), REDUX_WISDOM and XDG_CACHE_HOME unset, then the given ones set.
+job_at() {
+    local name=$1 n=$2 mode=$3
+    shift 3
+    if ! env -u REDUX_WISDOM -u XDG_CACHE_HOME "$@" REDUX_REPORT="$dir/$name.report" \
+        "$mpiexec" -n "$n" "${flags[@]}" "$driver" "$mode" 0 >"$dir/$name.out" 2>"$dir/$name.err"; then
         fail "job $name failed: $(tail -5 "$dir/$name.err")"
         return 1
     fi
@@ -188,6 +201,21 @@ assert len(listed['entries']) >= 6, listed
     REDUX_WISDOM="$dir/wisdom.json" "$redux_info" --clear-wisdom >/dev/null || fail "redux-info --clear-wisdom failed"
     check "$COMMON
 assert entries() == [], entries()
+"
+    # No REDUX_WISDOM: the default file, $XDG_CACHE_HOME/libredux/wisdom.json, else $HOME/.cache/libredux/wisdom.json,
+    # its folders made and the links kept beside it; the next job starts from it; REDUX_WISDOM=off reads and writes
+    # none.
+    job_at home 3 decide HOME="$dir/home" || return
+    local default="$dir/home/.cache/libredux/wisdom.json"
+    [ -s "$default" ] && [ -s "$default.links" ] || fail "no default wisdom file, or no links beside it: $(ls -R "$dir/home")"
+    cp "$default" "$dir/default.before" 2>/dev/null
+    job_at off 3 start HOME="$dir/home" REDUX_WISDOM=off || return
+    cmp -s "$default" "$dir/default.before" || fail "a job with REDUX_WISDOM=off changed the default file"
+    job_at cache 3 start HOME="$dir/elsewhere" XDG_CACHE_HOME="$dir/home/.cache" || return
+    check "$COMMON
+assert [l for l in report('off') if l['wisdom']] == [], 'REDUX_WISDOM=off: nothing started from a file'
+started = [l['count'] for l in report('cache') if l['event'] == 'new plan' and l['wisdom'] == 'started from']
+assert sorted(started) == [700, 1000, 3000], report('cache')
 "
     # A file that is not libredux's: a warning, correct jobs, the file untouched.
     printf 'int main(void) { return 0; }\n' >"$dir/wisdom.json"

@@ -1,16 +1,24 @@
 #include "api/process_config.hpp"
 
 #include "api/startup_line.hpp"
+#include "mpi/yielding.hpp"
 
 #include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace redux {
 namespace {
 
-const char* real_getenv(const char* name) { return std::getenv(name); }
+// The environment as libredux reads it. On simulated ranks (SimGrid SMPI) the default wisdom file's folders are
+// not seen, so that no wisdom is kept there unless REDUX_WISDOM names a file: a simulation's decisions are the
+// model's, and each run is to make them again.
+const char* real_getenv(const char* name) {
+    if (kSimulatedRanks && (std::strcmp(name, "HOME") == 0 || std::strcmp(name, "XDG_CACHE_HOME") == 0)) return nullptr;
+    return std::getenv(name);
+}
 
 }  // namespace
 

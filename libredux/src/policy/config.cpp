@@ -119,13 +119,14 @@ std::vector<SettingInfo> make_settings_table() {
              return "";
          },
          [](const Config& cfg) { return cfg.calibration_file; }},
-        {"REDUX_WISDOM", "a path", "auto's decisions are read from and kept in this file, for the next jobs",
+        {"REDUX_WISDOM", "a path, off",
+         "auto's decisions are read from and kept in this file, for the next jobs (off: none)",
          [](Config& cfg, const char* v) -> std::string {
-             cfg.wisdom_path = v;
-             cfg.wisdom = true;
+             cfg.wisdom_path = std::string_view(v) == "off" ? "" : v;
+             cfg.wisdom = !cfg.wisdom_path.empty();
              return "";
          },
-         [](const Config& cfg) { return cfg.wisdom_path; }},
+         [](const Config& cfg) { return cfg.wisdom_path.empty() ? std::string("off") : cfg.wisdom_path; }},
         {"REDUX_CALIBRATION_MAX_AGE", "seconds >= 1", "older calibrations in the file are measured again",
          [](Config& cfg, const char* v) -> std::string {
              long long value = 0;
@@ -179,8 +180,28 @@ const std::vector<SettingInfo>& settings_table() {
     return table;
 }
 
-Config parse_config(const char* (*lookup)(const char* name)) {
+std::string default_wisdom_path(const char* (*lookup)(const char* name)) {
+    const char* cache = lookup("XDG_CACHE_HOME");
+    if (cache != nullptr && *cache == '/') return std::string(cache) + "/libredux/wisdom.json";
+    const char* home = lookup("HOME");
+    if (home != nullptr && *home == '/') return std::string(home) + "/.cache/libredux/wisdom.json";
+    return "";
+}
+
+namespace {
+
+// What every setting is when its variable is unset: Config's defaults, and the wisdom file's path.
+Config unset_config(const char* (*lookup)(const char* name)) {
     Config cfg;
+    cfg.wisdom_path = default_wisdom_path(lookup);
+    cfg.wisdom = !cfg.wisdom_path.empty();
+    return cfg;
+}
+
+}  // namespace
+
+Config parse_config(const char* (*lookup)(const char* name)) {
+    Config cfg = unset_config(lookup);
     for (const SettingInfo& setting : settings_table()) {
         const char* v = lookup(setting.name);
         if (v == nullptr || *v == '\0') continue;
@@ -192,7 +213,7 @@ Config parse_config(const char* (*lookup)(const char* name)) {
 }
 
 std::vector<SettingState> describe_settings(const char* (*lookup)(const char* name), const Config& parsed) {
-    const Config defaults;
+    const Config defaults = unset_config(lookup);
     std::vector<SettingState> states;
     for (const SettingInfo& setting : settings_table()) {
         SettingState state;
@@ -200,7 +221,7 @@ std::vector<SettingState> describe_settings(const char* (*lookup)(const char* na
         const char* v = lookup(setting.name);
         state.set = v != nullptr;
         if (state.set) state.raw = v;
-        Config alone;  // this variable by itself
+        Config alone = defaults;  // this variable by itself
         if (state.set && *v != '\0') {
             state.problem = setting.apply(alone, v);
             state.from_environment = state.problem.empty();

@@ -33,7 +33,8 @@ struct Config {
     bool debug = false;                                // REDUX_DEBUG=1: all ranks check they hold the same plan
     ExecKnobs knobs;                                   // REDUX_RECV_WINDOW, REDUX_CHUNK_BYTES
     long long segment_bytes = -1;  // REDUX_SEGMENT_BYTES: -1 (auto) the model's count, 0 unsegmented, else forced
-    std::string wisdom_path;       // REDUX_WISDOM: auto's decisions kept between jobs (rank 0 reads and writes)
+    std::string wisdom_path;       // REDUX_WISDOM: auto's decisions kept between jobs (rank 0 reads and writes);
+                                   // unset: default_wisdom_path(), "off": none (empty)
     bool wisdom = false;           // rank 0 has a wisdom file: every rank takes part in using it (shared)
     std::string problem;           // non-empty: an invalid value; libredux then stays out of the way
 };
@@ -41,6 +42,10 @@ struct Config {
 // Parses a configuration from a getenv-like lookup (tests pass their own). An unset or empty variable keeps
 // its default; the first invalid value is `problem`, and makes the algorithm native.
 Config parse_config(const char* (*lookup)(const char* name));
+
+// The wisdom file where REDUX_WISDOM is unset: $XDG_CACHE_HOME/libredux/wisdom.json, else
+// $HOME/.cache/libredux/wisdom.json (absolute paths only), else none.
+std::string default_wisdom_path(const char* (*lookup)(const char* name));
 
 // The calibration file in effect: REDUX_CALIBRATION_FILE, else beside the wisdom file ("<REDUX_WISDOM>.links", so
 // that a job starting from wisdom measures no links either), else none.
