@@ -2,6 +2,7 @@
 
 #include "api/startup_line.hpp"
 #include "mpi/yielding.hpp"
+#include "policy/owned_file.hpp"
 
 #include <mpi.h>
 
@@ -35,6 +36,11 @@ const Config& config() {
                 std::fprintf(stderr, "%s\n", startup_line(parsed, real_getenv).c_str());
             }
         }
+        // The default wisdom file's folder (the user's cache), made once where it is missing: its files are
+        // published there (a file named by REDUX_WISDOM or REDUX_CALIBRATION_FILE is where the user says, or an
+        // error that names it).
+        const char* named = real_getenv("REDUX_WISDOM");
+        if ((named == nullptr || *named == '\0') && !parsed.wisdom_path.empty()) make_folder_of(parsed.wisdom_path);
         return parsed;
     }();
     return cfg;

@@ -77,21 +77,14 @@ std::string read_failure_words(int failure, off_t max_bytes, const std::string& 
     }
 }
 
-namespace {
-
-// Makes the folders of `path` that are missing, as mkdir -p (0777 less the umask). One that cannot be made is left
-// to the open() of the file in it to report.
 void make_folder_of(const std::string& path) {
     for (size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
         mkdir(path.substr(0, slash).c_str(), 0777);
     }
 }
 
-}  // namespace
-
 Publish publish_file(const std::string& path, const std::string& text, bool path_was_missing, const std::string& what,
                      std::string& error) {
-    if (path_was_missing) make_folder_of(path);
     std::random_device random;
     const std::string temporary = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(random());
     const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

@@ -26,11 +26,14 @@ enum class Publish {
 
 // Writes `text` to a temporary file beside `path`, flushed to disk, then makes it `path`: by link() where
 // `path_was_missing` (which never replaces a file that appeared meanwhile), else by rename() (atomic within a
-// file system). Readers and concurrent writers only ever see a whole file. A missing file's missing folders are
-// made first (the default wisdom file's, policy/config.hpp). `what` names the file in errors
+// file system). Readers and concurrent writers only ever see a whole file. `what` names the file in errors
 // ("calibration file").
 Publish publish_file(const std::string& path, const std::string& text, bool path_was_missing, const std::string& what,
                      std::string& error);
+
+// Makes the folders of `path` that are missing, as mkdir -p (0777 less the umask): the default wisdom file's
+// (policy/config.hpp). One that cannot be made is left to the writes in it to report.
+void make_folder_of(const std::string& path);
 
 // An exclusive advisory lock (flock) on the directory that holds `path`, held while the object lives, so that
 // processes that read, merge and publish one file take turns. Where the directory cannot be locked (it cannot be
