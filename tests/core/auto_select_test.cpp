@@ -692,6 +692,39 @@ TEST(AutoSelect, ExtraTimeSpentEarlyLeavesTheTreesNotReached) {
     EXPECT_EQ(one_fast->trials_end(), AutoSelect::TrialsEnd::extra_time);
 }
 
+// A decision read from the wisdom file whose second look was still to come (the earlier job's first round decided
+// without the runners-up): re-checked, decided but not final, and kSecondLookCalls calls after the start the trials
+// begin again with every tree in their first round, native first.
+TEST(AutoSelect, WisdomWithASecondLookToComeTakesIt) {
+    for (const bool native : {false, true}) {
+        SCOPED_TRACE(native ? "native" : "tree 1");
+        Ranks ranks(1, 3);
+        ranks->start_from(native ? AutoSelect::Run::native : AutoSelect::Run::planned, 1, 1.0, 1.0,
+                          /*second_look=*/true);
+        const auto one_second = [](int, const AutoSelect::Step&) { return 1.0; };
+        int calls = 0;
+        while (ranks->rechecking() && calls < 2 * AutoSelect::kRecheckCalls) {
+            ranks.call(one_second);
+            ++calls;
+        }
+        EXPECT_EQ(calls, AutoSelect::kRecheckCalls);
+        EXPECT_TRUE(ranks->decided()) << "the re-check holds";
+        EXPECT_FALSE(ranks->decision_final()) << "the second look is still to come";
+        while (ranks->decided() && calls < 4 * AutoSelect::kSecondLookCalls) {
+            ranks.call(one_second);
+            ++calls;
+        }
+        EXPECT_EQ(calls, AutoSelect::kSecondLookCalls);
+        std::vector<int> first_round;  // -1: native
+        for (int k = 0; k < 4; ++k) {
+            const AutoSelect::Step step = ranks.call(one_second);
+            EXPECT_TRUE(step.timed);
+            first_round.push_back(step.run == AutoSelect::Run::native ? -1 : step.tree);
+        }
+        EXPECT_EQ(first_round, (std::vector<int>{-1, 0, 1, 2}));
+    }
+}
+
 // Runs calls until a decision (at most kMaxCallsToDecide); returns how many each contender ran: by the step's tree
 // (tree-dyn: dynamic_tree()), native last.
 std::vector<int> calls_to_decide(Ranks& ranks, const std::vector<double>& times) {

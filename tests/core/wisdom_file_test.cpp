@@ -63,7 +63,8 @@ protected:
 TEST_F(WisdomFile, WhatIsStoredIsReadBackForItsJobOnly) {
     EXPECT_EQ(redux::load_wisdom(path_, "job A").status, WisdomStatus::missing);
     const WisdomEntry a = entry("job A", "reduce count=1", "two-tree", 100);
-    const WisdomEntry b = entry("job A", "reduce count=2", "native", 101);
+    WisdomEntry b = entry("job A", "reduce count=2", "native", 101);
+    b.second_look = true;
     const WisdomEntry c = entry("job B", "reduce count=1", "optimal", 102);
     ASSERT_TRUE(store({a, b}));
     ASSERT_TRUE(store({c}));
@@ -80,6 +81,7 @@ TEST_F(WisdomFile, WhatIsStoredIsReadBackForItsJobOnly) {
         EXPECT_EQ(got.compute_s, want.compute_s);
         EXPECT_EQ(got.compute_call_s, want.compute_call_s);
         EXPECT_EQ(got.created_unix, want.created_unix);
+        EXPECT_EQ(got.second_look, want.second_look);
     }
     EXPECT_EQ(redux::load_wisdom(path_, "job B").entries.size(), 1u);
     EXPECT_EQ(redux::load_wisdom(path_, "").entries.size(), 3u) << "no job: every entry";
@@ -116,6 +118,10 @@ TEST_F(WisdomFile, AFileThatIsNotLibreduxsWisdomIsNeverReadOrWritten) {
         "{\"format\": \"libredux-calibration\", \"version\": 2, \"entries\": []}\n",
         "{\"format\": \"libredux-wisdom\", \"version\": 1, \"entries\": [{\"job\": \"j\"}]}\n",
         "{\"format\": \"libredux-wisdom\", \"version\": 1}\n",
+        "{\"format\": \"libredux-wisdom\", \"version\": 1, \"entries\": [{\"job\": \"j\", \"call\": \"c\", "
+        "\"strategy\": "
+        "\"native\", \"chosen_s\": 0, \"native_s\": 0, \"compute_s\": -1, \"compute_call_s\": 0, \"created_unix\": 1, "
+        "\"second_look\": 1}]}\n",
         "",
     };
     for (const char* text : texts) {

@@ -7,7 +7,8 @@
 #                 "re-checked" (then one strategy on the first 10 calls, and the entry holds the time measured) within
 #                 4x of the entry's time, else "no longer holds" (calls of microseconds on ranks sharing 2 cores move
 #                 by more than 4x between jobs);
-#   more          at 3 ranks: entries without a time in place are re-checked and take this job's time; an entry
+#   more          at 3 ranks: entries without a time in place are re-checked and take this job's time; entries
+#                 whose second look was to come keep the mark in a short job and lose it in one that takes it; an entry
 #                 that no longer holds (its time made 1000 s) is re-checked, dropped ("no
 #                 longer holds") and decided again, the new decision replacing it; a job of 4 ranks finds nothing
 #                 for itself in a 3-rank file and adds its own; two jobs deciding at once into one file keep both
@@ -153,6 +154,31 @@ for key in ('K1', 'K2', 'K3'):
     checked = [l for l in log if l['event'] == 'auto decision' and l['count'] == COUNTS[key] and l['wisdom']]
     assert [l['wisdom'] for l in checked] == ['re-checked'], (key, checked)
     assert checked[0]['recheck_s'] > 0 and kept(key)[0]['chosen_s'] == checked[0]['recheck_s'], (key, kept(key))
+"
+    # Entries whose second look was still to come: a job of 20 calls a key starts from them and keeps the mark (its
+    # look comes 32 calls after the start); a job that calls each key until it is decided takes the look (trials
+    # after the re-check) and the entries lose the mark.
+    python3 - "$dir/wisdom.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for e in doc["entries"]:
+    e["second_look"] = True
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+    job look_later 3 start || return
+    check "$COMMON
+for key in ('K1', 'K2', 'K3'):
+    started = [l for l in report('look_later') if l['event'] == 'new plan' and l['count'] == COUNTS[key]]
+    assert [l['wisdom'] for l in started] == ['started from'], (key, started)
+    assert kept(key)[0].get('second_look') is True, (key, 'the look is still to come', kept(key))
+"
+    job look 3 decide || return
+    check "$COMMON
+for key in ('K1', 'K2', 'K3'):
+    decisions = [l for l in report('look') if l['event'] == 'auto decision' and l['count'] == COUNTS[key]]
+    assert [l['wisdom'] for l in decisions][:1] == ['re-checked'], (key, decisions)
+    assert any(l['trial_calls'] > 0 for l in decisions[1:]), (key, 'no trials after the re-check', decisions)
+    assert 'second_look' not in kept(key)[0], (key, 'the look was taken', kept(key))
 "
     # An entry that no longer holds: re-checked, dropped, decided again.
     python3 - "$dir/wisdom.json" <<'PY'

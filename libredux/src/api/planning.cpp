@@ -64,13 +64,13 @@ bool start_from_wisdom(const WisdomEntry& known, CachedPlan& cached) {
     AutoSelect& select = cached.auto_select;
     if (known.strategy == "native") {
         if (select.native_excluded()) return false;
-        select.start_from(AutoSelect::Run::native, 0, known.chosen_s, known.native_s);
+        select.start_from(AutoSelect::Run::native, 0, known.chosen_s, known.native_s, known.second_look);
         return true;
     }
     const int trees = select.trees() + (select.dynamic() ? 1 : 0);
     for (int t = 0; t < trees; ++t) {
         if (cached.trees[static_cast<size_t>(t)].name() != known.strategy) continue;
-        select.start_from(AutoSelect::Run::planned, t, known.chosen_s, known.native_s);
+        select.start_from(AutoSelect::Run::planned, t, known.chosen_s, known.native_s, known.second_look);
         return true;
     }
     return false;

@@ -127,14 +127,14 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
     report.segments = chosen.segments;
 }
 
-// A decision AutoSelect made: in the decision log, and kept for the next jobs (api/wisdom.hpp) once no second look
-// at the runners-up is to come.
+// A decision AutoSelect made: in the decision log, and kept for the next jobs (api/wisdom.hpp), with the second look
+// at the runners-up still to come where it is (a short job's decision is remembered, and the next job takes it).
 void log_decision(const CommState& state, CachedPlan& cached, const AutoSelect& select) {
     report_decision(cached, select);
     cached.report.wisdom.clear();
     cached.report.recheck_s.reset();
     log_plan(state, cached, "auto decision", true);
-    if (!select.second_look_pending()) keep_decision(state, cached);
+    keep_decision(state, cached);
 }
 
 // The agreement AutoSelect asks for: the ranks' local() reduced with MPI_MAX. Where it ends the re-check of an

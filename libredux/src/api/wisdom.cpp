@@ -98,7 +98,8 @@ int load(CommState& state) {
         nlohmann::json entries = nlohmann::json::array();
         for (const WisdomEntry& e : load.entries) {
             if (e.job != state.wisdom_job) continue;
-            entries.push_back({e.call, e.strategy, e.chosen_s, e.native_s, e.compute_s, e.compute_call_s});
+            entries.push_back(
+                {e.call, e.strategy, e.chosen_s, e.native_s, e.compute_s, e.compute_call_s, e.second_look});
         }
         text = entries.dump();
     }
@@ -116,6 +117,7 @@ int load(CommState& state) {
         e.native_s = j[3].get<double>();
         e.compute_s = j[4].get<double>();
         e.compute_call_s = j[5].get<double>();
+        e.second_look = j[6].get<bool>();
         state.wisdom.push_back(std::move(e));
     }
     state.wisdom_loaded = true;
@@ -190,6 +192,7 @@ void keep_decision(const CommState& state, const CachedPlan& cached) {
     e.compute_s = cached.costs.compute_s;
     e.compute_call_s = cached.costs.compute_call_s;
     e.created_unix = static_cast<int64_t>(std::time(nullptr));
+    e.second_look = select.second_look_pending();
     queue(state, {{std::move(e)}, {}});
 }
 

@@ -327,8 +327,9 @@ double AutoSelect::choice_in_place_s() const {
     return 0;
 }
 
-void AutoSelect::start_from(Run choice, int tree, double chosen_s, double native_s) {
+void AutoSelect::start_from(Run choice, int tree, double chosen_s, double native_s, bool second_look) {
     decide(choice, tree);
+    second_look_ = second_look;
     // planned_s is what a call of the choice took (native's median where native was chosen), re-checked below.
     planned_s_ = chosen_s;
     native_s_ = native_s;

@@ -201,8 +201,10 @@ public:
     // first kRecheckCalls calls are timed in place; where their agreed median is more than kRecheckFactor away from
     // chosen_s either way, the decision no longer holds: the trials start (rechecking() was true before the
     // agreement, decided() is false after it). Jobs time alike only so far: on ranks that share cores the same
-    // job's calls move by 2x from one run to the next.
-    void start_from(Run choice, int tree, double chosen_s, double native_s);
+    // job's calls move by 2x from one run to the next. With `second_look` (the earlier job's decision was its first
+    // round's, the runners-up not measured), kSecondLookCalls calls after the start the trials start again with every
+    // tree, as they would have in the earlier job.
+    void start_from(Run choice, int tree, double chosen_s, double native_s, bool second_look = false);
     static constexpr int kRecheckCalls = 8;
     static constexpr double kRecheckFactor = 4.0;
     // The agreed median of the choice timed in place (from the call's start, as the program calls) where the last

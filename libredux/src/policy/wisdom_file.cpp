@@ -2,6 +2,7 @@
 //   {"format": "libredux-wisdom", "version": 1,
 //    "entries": [{"job": "...", "call": "...", "strategy": "two-tree", "chosen_s": 2.1e-4, "native_s": 2.6e-4,
 //                 "compute_s": 1.2e-7, "compute_call_s": 4e-8, "created_unix": 1795000000}, ...]}
+// and "second_look": true on an entry whose decision is to be looked at again (absent: false).
 // newest first, at most kMaxWisdomEntries. "job" and "call" are texts api/wisdom.cpp makes (docs/usage.md shows
 // them); an entry is used only where both match whole.
 //
@@ -45,7 +46,7 @@ bool parse_entry(const json& j, WisdomEntry& entry) {
     }
     if (!valid_seconds(j, "chosen_s") || !valid_seconds(j, "native_s") || !valid_seconds(j, "compute_call_s") ||
         !j.contains("compute_s") || !j["compute_s"].is_number() || !j.contains("created_unix") ||
-        !j["created_unix"].is_number_integer()) {
+        !j["created_unix"].is_number_integer() || (j.contains("second_look") && !j["second_look"].is_boolean())) {
         return false;
     }
     entry.job = j["job"].get<std::string>();
@@ -56,18 +57,21 @@ bool parse_entry(const json& j, WisdomEntry& entry) {
     entry.compute_s = j["compute_s"].get<double>();
     entry.compute_call_s = j["compute_call_s"].get<double>();
     entry.created_unix = j["created_unix"].get<int64_t>();
+    entry.second_look = j.value("second_look", false);
     return true;
 }
 
 json to_json(const WisdomEntry& e) {
-    return {{"job", e.job},
-            {"call", e.call},
-            {"strategy", e.strategy},
-            {"chosen_s", e.chosen_s},
-            {"native_s", e.native_s},
-            {"compute_s", e.compute_s},
-            {"compute_call_s", e.compute_call_s},
-            {"created_unix", e.created_unix}};
+    json j = {{"job", e.job},
+              {"call", e.call},
+              {"strategy", e.strategy},
+              {"chosen_s", e.chosen_s},
+              {"native_s", e.native_s},
+              {"compute_s", e.compute_s},
+              {"compute_call_s", e.compute_call_s},
+              {"created_unix", e.created_unix}};
+    if (e.second_look) j["second_look"] = true;
+    return j;
 }
 
 // Every entry of the file at `path`, or the status saying why none can be read.
