@@ -87,6 +87,31 @@ TEST_F(WisdomFile, WhatIsStoredIsReadBackForItsJobOnly) {
     EXPECT_EQ(redux::load_wisdom(path_, "").entries.size(), 3u) << "no job: every entry";
 }
 
+// The text rank 0 broadcasts of a job's entries gives every field back; a text that is not such an array is refused.
+TEST_F(WisdomFile, EntriesTextGivesEveryFieldBack) {
+    WisdomEntry a = entry("job A", "reduce count=1", "two-tree", 100);
+    a.second_look = true;
+    const WisdomEntry b = entry("job A", "reduce count=2", "native", 101);
+    std::vector<WisdomEntry> back;
+    ASSERT_TRUE(redux::wisdom_entries_from_text(redux::wisdom_entries_text({a, b}), back));
+    ASSERT_EQ(back.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+        const WisdomEntry& want = i == 0 ? a : b;
+        EXPECT_EQ(back[i].job, want.job);
+        EXPECT_EQ(back[i].call, want.call);
+        EXPECT_EQ(back[i].strategy, want.strategy);
+        EXPECT_EQ(back[i].chosen_s, want.chosen_s);
+        EXPECT_EQ(back[i].native_s, want.native_s);
+        EXPECT_EQ(back[i].compute_s, want.compute_s);
+        EXPECT_EQ(back[i].compute_call_s, want.compute_call_s);
+        EXPECT_EQ(back[i].created_unix, want.created_unix);
+        EXPECT_EQ(back[i].second_look, want.second_look);
+    }
+    std::vector<WisdomEntry> none;
+    EXPECT_FALSE(redux::wisdom_entries_from_text("not json", none));
+    EXPECT_FALSE(redux::wisdom_entries_from_text("[{\"job\": \"j\"}]", none));
+}
+
 TEST_F(WisdomFile, AnEntryOfTheSameCallIsReplacedADroppedOneGoesOtherJobsStay) {
     ASSERT_TRUE(store({entry("job A", "call 1", "two-tree", 100), entry("job A", "call 2", "native", 100),
                        entry("job B", "call 1", "optimal", 100)}));

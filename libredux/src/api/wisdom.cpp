@@ -24,8 +24,6 @@
 
 #include <redux/version.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -94,32 +92,18 @@ int load(CommState& state) {
     state.wisdom_job = job_text(state);
     std::string text;
     if (state.rank == 0) {
-        const WisdomLoad& load = file_entries(state.config.wisdom_path);
-        nlohmann::json entries = nlohmann::json::array();
-        for (const WisdomEntry& e : load.entries) {
-            if (e.job != state.wisdom_job) continue;
-            entries.push_back(
-                {e.call, e.strategy, e.chosen_s, e.native_s, e.compute_s, e.compute_call_s, e.second_look});
+        std::vector<WisdomEntry> job_entries;
+        for (const WisdomEntry& e : file_entries(state.config.wisdom_path).entries) {
+            if (e.job == state.wisdom_job) job_entries.push_back(e);
         }
-        text = entries.dump();
+        text = wisdom_entries_text(job_entries);
     }
     long long bytes = static_cast<long long>(text.size());
     REDUX_MPI(bcast_yielding(&bytes, 1, MPI_LONG_LONG, 0, state.comm));
     text.resize(static_cast<size_t>(bytes));
     REDUX_MPI(bcast_yielding(text.data(), static_cast<int>(bytes), MPI_CHAR, 0, state.comm));
     state.wisdom.clear();
-    for (const nlohmann::json& j : nlohmann::json::parse(text)) {
-        WisdomEntry e;
-        e.job = state.wisdom_job;
-        e.call = j[0].get<std::string>();
-        e.strategy = j[1].get<std::string>();
-        e.chosen_s = j[2].get<double>();
-        e.native_s = j[3].get<double>();
-        e.compute_s = j[4].get<double>();
-        e.compute_call_s = j[5].get<double>();
-        e.second_look = j[6].get<bool>();
-        state.wisdom.push_back(std::move(e));
-    }
+    if (!wisdom_entries_from_text(text, state.wisdom)) return MPI_ERR_INTERN;  // rank 0 wrote it from valid entries
     state.wisdom_loaded = true;
     return MPI_SUCCESS;
 }

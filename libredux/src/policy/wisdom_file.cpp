@@ -148,6 +148,23 @@ bool rewrite(const std::string& path, Change change, std::string& error) {
 
 }  // namespace
 
+std::string wisdom_entries_text(const std::vector<WisdomEntry>& entries) {
+    json array = json::array();
+    for (const WisdomEntry& e : entries) array.push_back(to_json(e));
+    return array.dump();
+}
+
+bool wisdom_entries_from_text(const std::string& text, std::vector<WisdomEntry>& entries) {
+    const json array = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!array.is_array()) return false;
+    for (const json& j : array) {
+        WisdomEntry e;
+        if (!parse_entry(j, e)) return false;
+        entries.push_back(std::move(e));
+    }
+    return true;
+}
+
 WisdomLoad load_wisdom(const std::string& path, const std::string& job) {
     WisdomLoad load = read_all(path);
     if (load.status == WisdomStatus::stale) load.entries.clear();

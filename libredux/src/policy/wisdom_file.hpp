@@ -57,6 +57,11 @@ constexpr size_t kMaxWisdomEntries = 4096;
 bool store_wisdom(const std::string& path, const std::vector<WisdomEntry>& add, const std::vector<WisdomKey>& drop,
                   std::string& error);
 
+// Entries as the file holds them, as one text (a JSON array: what rank 0 broadcasts of a job's entries), and back:
+// false where the text is not such an array of valid entries.
+std::string wisdom_entries_text(const std::vector<WisdomEntry>& entries);
+bool wisdom_entries_from_text(const std::string& text, std::vector<WisdomEntry>& entries);
+
 // Empties libredux's wisdom file at `path` (its format kept); false with `error` set for any other file.
 bool clear_wisdom(const std::string& path, std::string& error);
 
