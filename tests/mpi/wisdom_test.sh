@@ -31,26 +31,20 @@ unset REDUX_D REDUX_C REDUX_ALGORITHM REDUX_CALIBRATION_FILE REDUX_SEGMENT_BYTES
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# job NAME RANKS MODE [SHIFT]: one job on $dir/wisdom.json, its log in $dir/NAME.report, its output in NAME.out.
-job() {
-    local name=$1 n=$2 mode=$3 shift_=${4:-0}
-    if ! env REDUX_WISDOM="$dir/wisdom.json" REDUX_REPORT="$dir/$name.report" \
+# job_at NAME RANKS MODE SHIFT VAR=VALUE...: one job, REDUX_WISDOM and XDG_CACHE_HOME unset and then the given
+# variables set, its log in $dir/NAME.report, its output in NAME.out.
+job_at() {
+    local name=$1 n=$2 mode=$3 shift_=$4
+    shift 4
+    if ! env -u REDUX_WISDOM -u XDG_CACHE_HOME "$@" REDUX_REPORT="$dir/$name.report" \
         "$mpiexec" -n "$n" "${flags[@]}" "$driver" "$mode" "$shift_" >"$dir/$name.out" 2>"$dir/$name.err"; then
         fail "job $name failed: $(tail -5 "$dir/$name.err")"
         return 1
     fi
 }
 
-# job_at NAME RANKS MODE VAR=VALUE...: a job as job(), REDUX_WISDOM and XDG_CACHE_HOME unset, then the given ones set.
-job_at() {
-    local name=$1 n=$2 mode=$3
-    shift 3
-    if ! env -u REDUX_WISDOM -u XDG_CACHE_HOME "$@" REDUX_REPORT="$dir/$name.report" \
-        "$mpiexec" -n "$n" "${flags[@]}" "$driver" "$mode" 0 >"$dir/$name.out" 2>"$dir/$name.err"; then
-        fail "job $name failed: $(tail -5 "$dir/$name.err")"
-        return 1
-    fi
-}
+# job NAME RANKS MODE [SHIFT]: one job on $dir/wisdom.json.
+job() { job_at "$1" "$2" "$3" "${4:-0}" REDUX_WISDOM="$dir/wisdom.json"; }
 
 # check SCRIPT ARGS...: python asserts over the files of $dir; its message on failure.
 check() {
@@ -234,13 +228,13 @@ assert entries() == [], entries()
     # No REDUX_WISDOM: the default file, $XDG_CACHE_HOME/libredux/wisdom.json, else $HOME/.cache/libredux/wisdom.json,
     # its folders made and the links kept beside it; the next job starts from it; REDUX_WISDOM=off reads and writes
     # none.
-    job_at home 3 decide HOME="$dir/home" || return
+    job_at home 3 decide 0 HOME="$dir/home" || return
     local default="$dir/home/.cache/libredux/wisdom.json"
     [ -s "$default" ] && [ -s "$default.links" ] || fail "no default wisdom file, or no links beside it: $(ls -R "$dir/home")"
     cp "$default" "$dir/default.before" 2>/dev/null
-    job_at off 3 start HOME="$dir/home" REDUX_WISDOM=off || return
+    job_at off 3 start 0 HOME="$dir/home" REDUX_WISDOM=off || return
     cmp -s "$default" "$dir/default.before" || fail "a job with REDUX_WISDOM=off changed the default file"
-    job_at cache 3 start HOME="$dir/elsewhere" XDG_CACHE_HOME="$dir/home/.cache" || return
+    job_at cache 3 start 0 HOME="$dir/elsewhere" XDG_CACHE_HOME="$dir/home/.cache" || return
     check "$COMMON
 assert [l for l in report('off') if l['wisdom']] == [], 'REDUX_WISDOM=off: nothing started from a file'
 started = [l['count'] for l in report('cache') if l['event'] == 'new plan' and l['wisdom'] == 'started from']
