@@ -159,7 +159,8 @@ TEST(AutoSelect, ConfirmationInPlaceCanOverturnTheTrials) {
     EXPECT_TRUE(select.settled_native());
     EXPECT_TRUE(select.confirmed());
     EXPECT_EQ(select.confirm_planned_s(), 2.0);
-    EXPECT_EQ(select.confirm_native_s(), 1.5);
+    EXPECT_EQ(select.confirm_incumbent_s(), 1.5);
+    EXPECT_EQ(select.incumbent(), select.trees()) << "native";
     EXPECT_EQ(select.planned_s(), 1.0) << "the trials' medians are kept for the report";
     EXPECT_EQ(select.native_s(), 2.0);
     const AutoSelect::Step step = select.next();
@@ -303,7 +304,8 @@ TEST(AutoSelect, TheModelsTreeClearlyFasterOrTiedEndsTheTrialsWithoutTheRunnersU
     }
     EXPECT_STREQ(redux::drop_reason_name(AutoSelect::DropReason::not_needed), "not needed");
     // The second look: kSecondLookCalls calls of the decision, then the trials with every tree from their first
-    // round; a runner-up clearly faster than the model's tree is found and kept; no second look after that.
+    // round, the model's tree (kept) first in native's place and native sitting out; a runner-up clearly faster
+    // than the model's tree is found, confirmed in place against it and kept; no second look after that.
     EXPECT_TRUE(select.second_look_pending());
     for (int call = 0; call < AutoSelect::kSecondLookCalls; ++call) {
         ASSERT_TRUE(select.decided()) << "call " << call;
@@ -314,12 +316,29 @@ TEST(AutoSelect, TheModelsTreeClearlyFasterOrTiedEndsTheTrialsWithoutTheRunnersU
         ASSERT_FALSE(select.needs_agreement());
     }
     EXPECT_FALSE(select.decided());
-    EXPECT_FALSE(run_round_of(select, {3, 0, 1, 2}, {1.0, 0.5, 2.0, 4.0}));
+    EXPECT_EQ(select.incumbent(), 0);
+    EXPECT_FALSE(run_round_of(select, {0, 1, 2}, {1.0, 0.5, 2.0, 4.0}));
     EXPECT_EQ(select.tree(), 1);
-    EXPECT_TRUE(confirm(select, 0.5, 4.0));
+    for (int call = 0; call < 2 * AutoSelect::kConfirmCalls; ++call) {  // tree 1, then tree 0 (not native)
+        const AutoSelect::Step step = select.next();
+        ASSERT_TRUE(step.watched && !step.timed);
+        ASSERT_EQ(step.run, AutoSelect::Run::planned);
+        ASSERT_EQ(step.tree, call % 2 == 0 ? 1 : 0) << "call " << call;
+        select.record(call % 2 == 0 ? 0.5 : 1.0);
+    }
+    ASSERT_TRUE(select.needs_agreement());
+    EXPECT_TRUE(select.agree(select.local()));
+    EXPECT_EQ(select.choice(), AutoSelect::Run::planned);
     EXPECT_EQ(select.tree(), 1);
+    EXPECT_EQ(select.confirm_planned_s(), 0.5);
+    EXPECT_EQ(select.confirm_incumbent_s(), 1.0) << "the model's tree, in place";
+    EXPECT_EQ(select.choice_in_place_s(), 0.5);
+    EXPECT_EQ(select.native_s(), 4.0) << "native's median from the first round, not measured again";
     EXPECT_FALSE(select.second_look_pending());
-    EXPECT_TRUE(select.dropped().empty() || select.dropped().back().reason != AutoSelect::DropReason::not_needed);
+    ASSERT_FALSE(select.dropped().empty());
+    EXPECT_EQ(select.dropped().front().contender, 3);
+    EXPECT_EQ(select.dropped().front().reason, AutoSelect::DropReason::slower_before);
+    EXPECT_STREQ(redux::drop_reason_name(AutoSelect::DropReason::slower_before), "clearly slower before");
 
     AutoSelect tie(3);
     for (int i = 0; i < AutoSelect::kTrials; ++i) {
@@ -694,7 +713,7 @@ TEST(AutoSelect, ExtraTimeSpentEarlyLeavesTheTreesNotReached) {
 
 // A decision read from the wisdom file whose second look was still to come (the earlier job's first round decided
 // without the runners-up): re-checked, decided but not final, and kSecondLookCalls calls after the start the trials
-// begin again with every tree in their first round, native first.
+// begin again with every tree in their first round, native first (or, after a tree, that tree, native sitting out).
 TEST(AutoSelect, WisdomWithASecondLookToComeTakesIt) {
     for (const bool native : {false, true}) {
         SCOPED_TRACE(native ? "native" : "tree 1");
@@ -716,12 +735,13 @@ TEST(AutoSelect, WisdomWithASecondLookToComeTakesIt) {
         }
         EXPECT_EQ(calls, AutoSelect::kSecondLookCalls);
         std::vector<int> first_round;  // -1: native
-        for (int k = 0; k < 4; ++k) {
+        for (int k = 0; k < (native ? 4 : 3); ++k) {
             const AutoSelect::Step step = ranks.call(one_second);
             EXPECT_TRUE(step.timed);
             first_round.push_back(step.run == AutoSelect::Run::native ? -1 : step.tree);
         }
-        EXPECT_EQ(first_round, (std::vector<int>{-1, 0, 1, 2}));
+        // After a tree, native sits the look out and the tree kept runs first, in its place.
+        EXPECT_EQ(first_round, native ? (std::vector<int>{-1, 0, 1, 2}) : (std::vector<int>{1, 0, 2}));
     }
 }
 
@@ -970,6 +990,51 @@ TEST(AutoSelect, TreesRunAtMostOneCallInExploreEvery) {
         EXPECT_GT(trees, 0);
         EXPECT_GT(untimed, 0) << "the library's own between the trees' calls";
     }
+}
+
+// A second look after the first round kept a tree, with calls spaced as the planner's AutoSelect spaces them: the
+// kept tree is the incumbent, running first and on every call between the runners-up's; runners-up slower than it
+// leave; it is kept without a confirmation, with its time in place and native's median from before. Native never
+// runs in the look.
+TEST(AutoSelect, ASecondLookAfterATreeRunsThatTreeBetweenTheRunnersUpAndNeverNative) {
+    const std::vector<double> times{1.0, 1.6, 3.0, 4.0};  // trees 0, 1, 2; native
+    Ranks ranks(2, 3, false, AutoSelect::kExploreEvery);
+    auto seconds = [&](int, const AutoSelect::Step& step) {
+        return times[static_cast<size_t>(contender(*ranks, step))];
+    };
+    bool decided = false;
+    int calls = 0;
+    while (!(decided && ranks->decided()) && calls < AutoSelect::kMaxCallsToDecide) {
+        ranks.call(seconds, &decided);
+        ++calls;
+    }
+    ASSERT_TRUE(ranks->second_look_pending()) << "the first round kept tree 0";
+    ASSERT_EQ(ranks->tree(), 0);
+    const double in_place_s = ranks->choice_in_place_s();
+    EXPECT_EQ(in_place_s, 1.0) << "its confirmation";
+    std::vector<AutoSelect::Step> look;
+    decided = false;
+    for (int call = 0; call < 4 * AutoSelect::kSecondLookCalls && !(decided && ranks->decided()); ++call) {
+        const AutoSelect::Step step = ranks.call(seconds, &decided);
+        if (!ranks->second_look_pending() && !(decided && ranks->decided())) look.push_back(step);
+    }
+    ASSERT_TRUE(ranks->decided());
+    EXPECT_TRUE(ranks->decision_final());
+    EXPECT_EQ(ranks->choice(), AutoSelect::Run::planned);
+    EXPECT_EQ(ranks->tree(), 0);
+    EXPECT_FALSE(ranks->confirmed()) << "the incumbent was confirmed before";
+    EXPECT_EQ(ranks->choice_in_place_s(), in_place_s);
+    EXPECT_EQ(ranks->native_s(), 4.0);
+    std::vector<int> by_tree(3, 0);
+    for (const AutoSelect::Step& step : look) {
+        EXPECT_EQ(step.run, AutoSelect::Run::planned) << "native sits the look out";
+        ++by_tree[static_cast<size_t>(step.tree)];
+    }
+    EXPECT_EQ(by_tree[2], 1) << "over 2x the best on its first call: it leaves";
+    EXPECT_EQ(by_tree[1], 2) << "0.6 over the incumbent a call: its second call spends one incumbent call's worth";
+    EXPECT_GE(by_tree[0], 3 * (by_tree[1] + by_tree[2]) - 1) << "the incumbent runs between them";
+    ASSERT_EQ(ranks->dropped().size(), 3u);
+    EXPECT_EQ(ranks->dropped()[0].reason, AutoSelect::DropReason::slower_before);
 }
 
 }  // namespace

@@ -86,6 +86,11 @@ int run_native(const ReduceCall& call, const Route& route, const AutoSelect& sel
     return copy_elements(into.recvbuf, call.recvbuf, call.count, call.datatype, layout, cached.pack_scratch);
 }
 
+// The name of an AutoSelect contender: a tree's, or native (trees()).
+std::string contender_name(const CachedPlan& cached, const AutoSelect& select, int contender) {
+    return contender == select.trees() ? std::string("native") : cached.trees[static_cast<size_t>(contender)].name();
+}
+
 // The decision log's fields for the decision AutoSelect just made.
 void report_decision(CachedPlan& cached, const AutoSelect& select) {
     PlanReport& report = cached.report;
@@ -96,18 +101,18 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
     for (int t = 0; t < select.trees(); ++t) report.trial_medians_s.push_back(select.tree_median_s(t));
     report.dropped.clear();
     for (const AutoSelect::Drop& drop : select.dropped()) {
-        const bool native = drop.contender == select.trees();
-        const std::string name = native ? "native" : cached.trees[static_cast<size_t>(drop.contender)].name();
-        report.dropped.push_back({name, drop_reason_name(drop.reason), drop.first_s, drop.best_s});
+        report.dropped.push_back(
+            {contender_name(cached, select, drop.contender), drop_reason_name(drop.reason), drop.first_s, drop.best_s});
     }
     report.trials_end = trials_end_name(select.trials_end());
     report.trial_extra_s = select.trial_extra_s();
     report.trial_extra_bound_s = select.trial_extra_bound_s();
     report.confirm_planned_s.reset();
-    report.confirm_native_s.reset();
+    report.confirm_incumbent_s.reset();
     if (select.confirmed()) {
         report.confirm_planned_s = select.confirm_planned_s();
-        report.confirm_native_s = select.confirm_native_s();
+        report.confirm_incumbent_s = select.confirm_incumbent_s();
+        report.confirm_incumbent = contender_name(cached, select, select.incumbent());
     }
     report.arrival_spread_s.reset();
     report.dynamic_choice_s.reset();

@@ -32,9 +32,8 @@ AutoSelect::AutoSelect(int trees, KnownNativeFailures native_failures, bool dyna
 }
 
 AutoSelect::Step AutoSelect::next() const {
-    if (confirming_) {
-        const bool native = confirm_calls() % 2 == 1;
-        return {native ? Run::native : Run::planned, native ? 0 : tree_, false, true};
+    if (confirming_) {  // the trials' choice, then the incumbent
+        return confirm_calls() % 2 == 1 ? incumbent_step(false, true) : Step{Run::planned, tree_, false, true};
     }
     if (weighing_dynamic_) {
         if (dynamic_calls() % 2 == 1) return {Run::planned, dynamic_tree(), false, true};
@@ -42,19 +41,20 @@ AutoSelect::Step AutoSelect::next() const {
     }
     if (decided_) return {choice_, tree_, false, rechecking_ || (choice_ == Run::planned && !native_excluded_)};
     const int arm = running_[turn_];
-    // Asked of every call of the trials (native's untimed calls between the trees' too), so that native is excluded
-    // from the first call whose root passes MPI_IN_PLACE; decided native calls take a copy of the root's data
-    // (native_needs_copy).
-    const bool agree_in_place = failures_.root_in_place != nullptr;
-    // The turn of a tree not seen faster than native yet (its last agreed trial call above native's median, or none
-    // agreed), too soon after the last tree's call: the library's own, untimed (count()). A tree whose last call was
-    // faster costs nothing to run, and runs at its turn.
-    if (arm != native_arm() && natives_since_tree_ < explore_every_ - 1) {
+    // The turn of a challenger not seen faster than the incumbent yet (its last agreed trial call above the
+    // incumbent's median, or none agreed), too soon after the last challenger's call: the incumbent, untimed
+    // (count()). A challenger whose last call was faster costs nothing to run, and runs at its turn.
+    if (arm != incumbent_ && since_challenger_ < explore_every_ - 1) {
         const std::vector<double>& seen = agreed_[static_cast<size_t>(arm)];
-        if (seen.empty() || !(seen.back() < native_median_s())) return {Run::native, 0, false, false, agree_in_place};
+        if (seen.empty() || !(seen.back() < incumbent_median_s())) return incumbent_step(false, false);
     }
-    if (arm == native_arm()) return {Run::native, 0, true, false, agree_in_place};
-    return {Run::planned, arm, true, false, agree_in_place};
+    if (arm == incumbent_) return incumbent_step(true, false);
+    return {Run::planned, arm, true, false, native_in_trials_agree()};
+}
+
+AutoSelect::Step AutoSelect::incumbent_step(bool timed, bool watched) const {
+    if (incumbent_ == native_arm()) return {Run::native, 0, timed, watched, native_in_trials_agree()};
+    return {Run::planned, incumbent_, timed, watched, false};
 }
 
 void AutoSelect::record(double seconds) {
@@ -69,7 +69,7 @@ void AutoSelect::record(double seconds) {
     }
     if (!decided_) {
         const int arm = running_[turn_];
-        natives_since_tree_ = arm == native_arm() ? natives_since_tree_ + 1 : 0;
+        since_challenger_ = arm == incumbent_ ? since_challenger_ + 1 : 0;
         samples_[static_cast<size_t>(arm)].push_back(seconds);
         ++round_calls_[static_cast<size_t>(arm)];
         pending_ = arm;
@@ -81,9 +81,9 @@ void AutoSelect::record(double seconds) {
     if (++calls_since_decision_ >= kSecondLookCalls && second_look_) look_again();
 }
 
-double AutoSelect::native_median_s() const {
-    const std::vector<double>& native = agreed_[static_cast<size_t>(native_arm())];
-    return native.empty() ? 0.0 : median(native);
+double AutoSelect::incumbent_median_s() const {
+    const std::vector<double>& times = agreed_[static_cast<size_t>(incumbent_)];
+    return times.empty() ? 0.0 : median(times);
 }
 
 bool AutoSelect::agree_call(double agreed_s, double spread_s) {
@@ -101,13 +101,13 @@ bool AutoSelect::agree_call(double agreed_s, double spread_s) {
         drop(arm, DropReason::first_call);
     }
     if (best_s_ <= 0 || agreed_s < best_s_) best_s_ = agreed_s;
-    if (arm != native_arm() && !leaves) {
+    if (arm != incumbent_ && !leaves) {
         tree_sum_s_ += agreed_s;
         ++tree_calls_;
     }
-    const double native_s = native_median_s();
-    extra_s_ = tree_sum_s_ - tree_calls_ * native_s;
-    if (native_s > 0 && extra_s_ > kExtraNativeCalls * native_s && !extra_spent_) {
+    const double incumbent_s = incumbent_median_s();
+    extra_s_ = tree_sum_s_ - tree_calls_ * incumbent_s;
+    if (incumbent_s > 0 && extra_s_ > kExtraNativeCalls * incumbent_s && !extra_spent_) {
         extra_spent_ = true;
         // The quartiles agreed next cover the contenders that ran; the others leave now.
         for (size_t i = running_.size(); i-- > 0;) {
@@ -116,16 +116,21 @@ bool AutoSelect::agree_call(double agreed_s, double spread_s) {
         drop_held(DropReason::not_reached);
     }
     if (running_.size() == 1 && !held_.empty()) join_held();  // tree 0 left on its first call
-    if (running_.size() == 1) {  // the first calls left native alone (native runs first and is never dropped so)
-        medians_[static_cast<size_t>(native_arm())] = native_s;
+    if (running_.size() == 1) {  // the first calls left the incumbent alone (it runs first, never dropped so)
+        medians_[static_cast<size_t>(incumbent_)] = incumbent_s;
         end_trials(extra_spent_ ? TrialsEnd::extra_time : TrialsEnd::one_left);
-        int best_tree = 0;
-        for (int t = 1; t < trees_; ++t) {
-            if (medians_[static_cast<size_t>(t)] < medians_[static_cast<size_t>(best_tree)]) best_tree = t;
-        }
-        return settle(Run::native, best_tree);
+        return settle_on_incumbent();
     }
     return false;
+}
+
+bool AutoSelect::settle_on_incumbent() {
+    if (incumbent_ != native_arm()) return settle(Run::planned, incumbent_);
+    int best_tree = 0;
+    for (int t = 1; t < trees_; ++t) {
+        if (medians_[static_cast<size_t>(t)] < medians_[static_cast<size_t>(best_tree)]) best_tree = t;
+    }
+    return settle(Run::native, best_tree);
 }
 
 void AutoSelect::join_held() {
@@ -176,12 +181,15 @@ std::vector<double> AutoSelect::local() const {
 }
 
 bool AutoSelect::agree(const std::vector<double>& agreed) {
-    if (confirming_) {  // agreed: {median of the tree, median of native}, timed in place
+    if (confirming_) {  // agreed: {median of the trials' choice, median of the incumbent}, timed in place
         confirming_ = false;
         confirmed_ = true;
+        confirmed_tree_ = tree_;
         confirm_s_[0] = agreed[0];
         confirm_s_[1] = agreed[1];
-        return settle(agreed[1] <= agreed[0] ? Run::native : Run::planned, tree_);
+        if (agreed[1] > agreed[0]) return settle(Run::planned, tree_);
+        if (incumbent_ == native_arm()) return settle(Run::native, tree_);
+        return settle(Run::planned, incumbent_);
     }
     if (weighing_dynamic_) {  // agreed: {median, mean} of the choice, then of tree-dyn, in place
         weighing_dynamic_ = false;
@@ -211,23 +219,23 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
         std::fill(round_calls_.begin(), round_calls_.end(), 0);
         turn_ = 0;
         ++rounds_;
-        const bool native_running = std::find(running_.begin(), running_.end(), native_arm()) != running_.end();
-        const double native_median = medians_[static_cast<size_t>(native_arm())];
-        double best_tree_s = std::numeric_limits<double>::infinity();
+        const bool incumbent_running = std::find(running_.begin(), running_.end(), incumbent_) != running_.end();
+        const double incumbent_median = medians_[static_cast<size_t>(incumbent_)];
+        double best_other_s = std::numeric_limits<double>::infinity();
         for (int arm : running_) {
-            if (arm != native_arm()) best_tree_s = std::min(best_tree_s, medians_[static_cast<size_t>(arm)]);
+            if (arm != incumbent_) best_other_s = std::min(best_other_s, medians_[static_cast<size_t>(arm)]);
         }
-        // A tie: native's median within the margin of the best tree's (native kept), or, native out of the running,
-        // the trees' medians all within the margin of the best one (the best one kept): another round could only
-        // tell apart what costs the program next to nothing.
+        // A tie: the incumbent's median within the margin of the best challenger's (the incumbent kept), or, the
+        // incumbent out of the running, the challengers' medians all within the margin of the best one (the best
+        // one kept): another round could only tell apart what costs the program next to nothing.
         const bool tie =
             running_.size() > 1 &&
-            (native_running ? !(best_tree_s < (1.0 - kTieMargin) * native_median)
-                            : std::all_of(running_.begin(), running_.end(), [&](int arm) {
-                                  return medians_[static_cast<size_t>(arm)] <= (1.0 + kTieMargin) * best_tree_s;
-                              }));
+            (incumbent_running ? !(best_other_s < (1.0 - kTieMargin) * incumbent_median)
+                               : std::all_of(running_.begin(), running_.end(), [&](int arm) {
+                                     return medians_[static_cast<size_t>(arm)] <= (1.0 + kTieMargin) * best_other_s;
+                                 }));
         if (!held_.empty()) {  // the first round: native and tree 0
-            if (native_running && !tie) {
+            if (incumbent_running && !tie) {
                 join_held();
                 return false;  // another round, the runners-up in it
             }
@@ -239,18 +247,12 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
                    : tie                  ? TrialsEnd::tie
                    : running_.size() == 1 ? TrialsEnd::one_left
                                           : TrialsEnd::last_round);
-        if (native_running) {
-            int best_tree = 0;
-            for (int t = 1; t < trees_; ++t) {
-                if (medians_[static_cast<size_t>(t)] < medians_[static_cast<size_t>(best_tree)]) best_tree = t;
-            }
-            return settle(Run::native, best_tree);
-        }
+        if (incumbent_running) return settle_on_incumbent();
         tree_ = running_.front();
         for (int arm : running_) {
             if (medians_[static_cast<size_t>(arm)] < medians_[static_cast<size_t>(tree_)]) tree_ = arm;
         }
-        confirming_ = true;  // the tree must also be as fast as native where the calls are made
+        confirming_ = true;  // the tree must also be as fast as the incumbent where the calls are made
         confirm_[0].clear();
         confirm_[1].clear();
         return false;
@@ -323,8 +325,8 @@ double AutoSelect::choice_in_place_s() const {
     if (recheck_s_ > 0) return recheck_s_;
     const bool native = choice_ == Run::native;
     if (dynamic_weighed_) return !native && tree_ == dynamic_tree() ? dynamic_s_[1] : dynamic_s_[0];
-    if (confirmed_) return native ? confirm_s_[1] : confirm_s_[0];
-    return 0;
+    if (confirmed_) return !native && tree_ == confirmed_tree_ ? confirm_s_[0] : confirm_s_[1];
+    return incumbent_in_place_s_;
 }
 
 void AutoSelect::start_from(Run choice, int tree, double chosen_s, double native_s, bool second_look) {
@@ -355,25 +357,41 @@ AutoSelect::Step AutoSelect::root_passed_in_place() {
     return next();
 }
 
-void AutoSelect::restart_trials(bool staged) {
+void AutoSelect::look_again() {
+    // A second look after a tree the first round found clearly faster than native: that tree is the incumbent.
+    if (second_look_ && choice_ == Run::planned && tree_ < trees_) {
+        restart_trials(/*staged=*/false, tree_);
+    } else {
+        restart_trials(/*staged=*/!second_look_);
+    }
+}
+
+void AutoSelect::restart_trials(bool staged, int incumbent) {
+    const double native_s = native_s_;
+    incumbent_ = incumbent < 0 ? native_arm() : incumbent;
+    incumbent_in_place_s_ = incumbent_ == native_arm() ? 0.0 : choice_in_place_s();
     decided_ = false;
     rechecking_ = false;
-    natives_since_tree_ = 0;
+    since_challenger_ = 0;
     passes_through_ = false;
     confirming_ = false;
     weighing_dynamic_ = false;
     spreads_.clear();
     window_.clear();
     running_.clear();
-    running_.push_back(native_arm());  // native first: its time is the best seen from the trials' first call
-    running_.push_back(0);             // the model's choice; staged, the runners-up wait for the first round's end
+    running_.push_back(incumbent_);  // the incumbent first: its time is the best seen from the trials' first call
     held_.clear();
-    for (int arm = 1; arm < native_arm(); ++arm) (staged ? held_ : running_).push_back(arm);
+    for (int arm = 0; arm < native_arm(); ++arm) {
+        if (arm == incumbent_) continue;
+        // staged: the model's choice, the runners-up waiting for the first round's end
+        (staged && arm > 0 ? held_ : running_).push_back(arm);
+    }
     second_look_ = false;
     const size_t contenders = static_cast<size_t>(native_arm()) + 1;
     samples_.assign(contenders, {});
     agreed_.assign(contenders, {});
     medians_.assign(contenders, std::numeric_limits<double>::infinity());
+    if (incumbent_ != native_arm()) medians_[static_cast<size_t>(native_arm())] = native_s;  // the last decision's
     round_calls_.assign(contenders, 0);
     turn_ = 0;
     rounds_ = 0;
@@ -384,6 +402,7 @@ void AutoSelect::restart_trials(bool staged) {
     extra_s_ = 0;
     extra_spent_ = false;
     drops_.clear();
+    if (incumbent_ != native_arm()) drops_.push_back({native_arm(), DropReason::slower_before, 0.0, 0.0});
 }
 
 }  // namespace redux

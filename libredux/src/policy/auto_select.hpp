@@ -10,7 +10,11 @@
 //            leaves) or ties with it, the trials end on that round and the runners-up never run ("not needed"; a
 //            tie or a clear win is what the model said or nearly, and a short job's calls are few) until the
 //            second look: kSecondLookCalls calls after that decision the trials start again with every tree from
-//            the first round, for the runners-up the model can rank wrongly; otherwise (tree 0 clearly slower, or
+//            the first round, for the runners-up the model can rank wrongly. Where that decision was a tree (native
+//            clearly slower, the tree confirmed in place), native sits the look out ("slower before") and the tree
+//            is the incumbent: it plays native's part below (it runs first, between the others' calls and on a
+//            tie, and what beats it is confirmed against it), so that the look costs the program a few calls of
+//            the runners-up, not calls of the slower native; otherwise (tree 0 clearly slower, or
 //            faster by more than the tie margin but not clearly) the runners-up join from the second round, and at
 //            once where tree 0 leaves on its first call. The call of a tree
 //            not seen faster than native yet (its last agreed trial call not below native's median) comes at most
@@ -136,6 +140,7 @@ public:
         clearly_slower,  // its first quartile lay above another's third after a round
         not_reached,     // the extra time was spent before its first call
         not_needed,      // a runner-up: the first round, native and tree 0 alone, decided without it
+        slower_before,   // native in a second look: the first round found it clearly slower (look_again)
     };
     struct Drop {
         int contender = 0;  // a tree (0 .. trees() - 1), or trees() for native
@@ -181,8 +186,8 @@ public:
     // A call next() described as neither timed nor watched. Inline: the settled pass-through calls it.
     void count() {
         if (native_excluded_) return;
-        if (!decided_) {  // in the trials: a call of the library's own between the trees' (kExploreEvery)
-            ++natives_since_tree_;
+        if (!decided_) {  // in the trials: an incumbent's call between the challengers' (kExploreEvery)
+            ++since_challenger_;
             return;
         }
         if (++calls_since_decision_ >= calls_before_trials() && choice_ == Run::native) look_again();
@@ -251,10 +256,14 @@ public:
     double planned_s() const { return planned_s_; }
     double native_s() const { return native_s_; }
     int trial_calls() const { return trial_calls_; }  // trial calls the last decision took
-    // Whether the last decision went through a confirmation, and its agreed medians (tree, native).
+    // Whether the last decision went through a confirmation, and its agreed medians: of the trials' choice, and of
+    // the incumbent it was confirmed against (native, or in a second look the tree decided before: incumbent()).
     bool confirmed() const { return confirmed_; }
     double confirm_planned_s() const { return confirm_s_[0]; }
-    double confirm_native_s() const { return confirm_s_[1]; }
+    double confirm_incumbent_s() const { return confirm_s_[1]; }
+    // The contender the last trials measured the others against: trees() for native, else the tree a second look
+    // started from.
+    int incumbent() const { return incumbent_; }
     // The median spread of the ranks' arrivals at the last trials' starts (0 when none was agreed), whether the
     // last decision weighed tree-dyn, and then the agreed medians and means in place: of the choice before it, of
     // tree-dyn.
@@ -272,7 +281,7 @@ public:
     TrialsEnd trials_end() const { return trials_end_; }
     // The last trials' agreed extra time over native (see kExtraNativeCalls), and its bound then.
     double trial_extra_s() const { return extra_s_; }
-    double trial_extra_bound_s() const { return kExtraNativeCalls * native_median_s(); }
+    double trial_extra_bound_s() const { return kExtraNativeCalls * incumbent_median_s(); }
 
 private:
     int native_arm() const { return trees_; }  // contenders: trees 0 .. trees_ - 1, then native
@@ -281,11 +290,18 @@ private:
     bool native_passes_through(Run choice) const {
         return choice == Run::native && failures_.root_in_place == nullptr && failures_.root_recv_at_bottom == nullptr;
     }
-    // The trials from their first round: native and tree 0 (staged), the runners-up held back; or every tree.
-    void restart_trials(bool staged = true);
+    // The trials from their first round, against `incumbent` (a tree; -1: native): native and tree 0 (staged), the
+    // runners-up held back; or every tree.
+    void restart_trials(bool staged = true, int incumbent = -1);
     // Calls after a decision before the trials start again (count(), count_passed_through(), record()), and then.
     int64_t calls_before_trials() const { return second_look_ ? kSecondLookCalls : kRecheckEvery; }
-    void look_again() { restart_trials(/*staged=*/!second_look_); }
+    void look_again();
+    // The incumbent's step: its trial call (timed), its confirmation call (watched), or a call between the
+    // challengers' (neither).
+    Step incumbent_step(bool timed, bool watched) const;
+    // Whether a trial step asks if the root passed MPI_IN_PLACE: where native is in the trials and fails so.
+    bool native_in_trials_agree() const { return failures_.root_in_place != nullptr && incumbent_ == native_arm(); }
+    bool settle_on_incumbent();  // settle() on the incumbent: the trials found no challenger clearly faster
     void decide(Run choice, int tree);
     bool settle(Run choice, int tree);  // decide (true), or first weigh tree-dyn against the choice (false)
     std::size_t dynamic_calls() const { return dynamic_samples_[0].size() + dynamic_samples_[1].size(); }
@@ -294,7 +310,7 @@ private:
     void join_held();                   // the runners-up held back join the running
     void drop_held(DropReason reason);  // or leave without a call
     bool round_done() const;
-    double native_median_s() const;
+    double incumbent_median_s() const;
     std::size_t confirm_calls() const { return confirm_[0].size() + confirm_[1].size(); }  // tree and native alternate
 
     // What a settled call reads and writes first, together (api/settled_native.hpp).
@@ -307,7 +323,9 @@ private:
     int trees_ = 1;
     int tree_ = 0;
     int explore_every_ = 1;
-    int natives_since_tree_ = 0;  // in the trials: calls of the library's own since a tree's last trial call
+    int since_challenger_ = 0;         // in the trials: the incumbent's calls since a challenger's last trial call
+    int incumbent_ = 0;                // the contender the trials measure the others against: native_arm(), or a tree
+    double incumbent_in_place_s_ = 0;  // a tree incumbent's agreed median in place when its look began
     double planned_s_ = 0, native_s_ = 0;
     int trial_calls_ = 0;
     std::vector<int> running_;                  // contenders still in the trials, in turn order: native first
@@ -332,6 +350,7 @@ private:
     std::vector<double> confirm_[2];  // tree, native
     double confirm_s_[2] = {0, 0};
     bool confirmed_ = false;
+    int confirmed_tree_ = 0;  // the trials' choice the last confirmation measured
     bool dynamic_ = false;
     std::vector<double> spreads_;  // agreed at this decision's trial starts
     double spread_s_ = 0;

@@ -32,6 +32,8 @@ const char* drop_reason_name(AutoSelect::DropReason reason) {
             return "not reached";
         case AutoSelect::DropReason::not_needed:
             return "not needed";
+        case AutoSelect::DropReason::slower_before:
+            return "clearly slower before";
     }
     return "";
 }
@@ -89,7 +91,9 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"trial_extra_s", r.trial_extra_s},
         {"trial_extra_bound_s", r.trial_extra_bound_s},
         {"confirm_planned_s", or_null(r.confirm_planned_s)},
-        {"confirm_native_s", or_null(r.confirm_native_s)},
+        {"confirm_incumbent",
+         r.confirm_incumbent_s ? nlohmann::ordered_json(r.confirm_incumbent) : nlohmann::ordered_json()},
+        {"confirm_incumbent_s", or_null(r.confirm_incumbent_s)},
         {"arrival_spread_s", or_null(r.arrival_spread_s)},
         {"dynamic_choice_s", or_null(r.dynamic_choice_s)},
         {"dynamic_s", or_null(r.dynamic_s)},
@@ -207,9 +211,10 @@ std::string trial_words(const PlanReport& r) {
                       r.trials_end.c_str(), r.trial_extra_s, r.trial_extra_bound_s);
         line += tail;
     }
-    if (r.confirm_planned_s && r.confirm_native_s) {
-        std::snprintf(tail, sizeof tail, "; in place: tree %.3g s, native %.3g s (medians of %d calls each)",
-                      *r.confirm_planned_s, *r.confirm_native_s, AutoSelect::kConfirmCalls);
+    if (r.confirm_planned_s && r.confirm_incumbent_s) {
+        std::snprintf(tail, sizeof tail, "; in place: tree %.3g s, %s %.3g s (medians of %d calls each)",
+                      *r.confirm_planned_s, r.confirm_incumbent.c_str(), *r.confirm_incumbent_s,
+                      AutoSelect::kConfirmCalls);
         line += tail;
     }
     if (r.dynamic_choice_s && r.dynamic_s) {

@@ -41,7 +41,7 @@ struct PlanReport {
     // Under auto, after its trials: the contenders that left them, in the order they left (policy/auto_select.hpp).
     struct Dropped {
         std::string strategy;  // a tree's name, or native
-        std::string reason;    // "first call over 2x the best", "clearly slower", "not reached"
+        std::string reason;    // drop_reason_name()
         double first_s = 0;    // its first trial call's agreed time (0: not reached)
         double best_s = 0;     // the best agreed trial call when it left
     };
@@ -49,8 +49,10 @@ struct PlanReport {
     std::string trials_end;          // why the trials ended: "one left", "last round", "extra time", "no tree faster"
     double trial_extra_s = 0;        // the trees' trial calls' agreed time beyond native's median, summed
     double trial_extra_bound_s = 0;  // where the trials end: a native call's worth
-    // Where the trials chose a tree: its median and native's over the calls that confirmed it or not, timed in place.
-    std::optional<double> confirm_planned_s, confirm_native_s;
+    // Where the trials chose a tree: its median and the incumbent's (native, or in a second look the tree kept
+    // before) over the calls that confirmed it or not, timed in place.
+    std::optional<double> confirm_planned_s, confirm_incumbent_s;
+    std::string confirm_incumbent;  // "native" or the tree's name, with confirm_incumbent_s
     // Where auto may run tree-dyn: the median spread of the ranks' arrivals at the trials' starts; where that made
     // auto weigh it, the medians and means in place of the choice before it and of tree-dyn
     // (policy/auto_select.hpp).
