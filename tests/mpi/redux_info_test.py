@@ -93,7 +93,7 @@ def alpha_beta(links):
 
 def test_info(version, launcher, redux_info, driver):
     names = ["REDUX_ALGORITHM", "REDUX_D", "REDUX_C", "REDUX_VERBOSE", "REDUX_DEBUG", "REDUX_REPORT",
-             "REDUX_CALIBRATION_FILE", "REDUX_CALIBRATION_MAX_AGE", "REDUX_RECV_WINDOW", "REDUX_CHUNK_BYTES",
+             "REDUX_TIMELINE", "REDUX_CALIBRATION_FILE", "REDUX_CALIBRATION_MAX_AGE", "REDUX_RECV_WINDOW", "REDUX_CHUNK_BYTES",
              "REDUX_SEGMENT_BYTES", "REDUX_WISDOM"]
 
     # Nothing set: every variable at its default, libredux plans, no calibration file.

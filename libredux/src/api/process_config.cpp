@@ -1,6 +1,7 @@
 #include "api/process_config.hpp"
 
 #include "api/startup_line.hpp"
+#include "exec/timeline.hpp"
 #include "mpi/yielding.hpp"
 #include "policy/owned_file.hpp"
 
@@ -41,6 +42,10 @@ const Config& config() {
         // error that names it).
         const char* named = real_getenv("REDUX_WISDOM");
         if ((named == nullptr || *named == '\0') && !parsed.wisdom_path.empty()) make_folder_of(parsed.wisdom_path);
+        if (!parsed.timeline_prefix.empty()) {
+            const std::string problem = Timeline::open(parsed.timeline_prefix);
+            if (!problem.empty()) std::fprintf(stderr, "libredux: REDUX_TIMELINE: %s\n", problem.c_str());
+        }
         return parsed;
     }();
     return cfg;

@@ -11,6 +11,7 @@
 // requests, handing a completion to the part that needs its status (tree-dyn's orders).
 #include "exec/execution.hpp"
 
+#include "exec/timeline.hpp"
 #include "mpi/abandon.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/tags.hpp"
@@ -28,6 +29,9 @@ int Execution::start(const ExecPlan& plan, const ExecCall& call, Workspace& work
     ws_ = &workspace;
     lanes_.reset();
     tree_dyn_.reset();
+    if (Timeline* timeline = Timeline::active()) {
+        timeline->start(call, std::string(family_name(plan.algorithm)).c_str());
+    }
     switch (plan.algorithm) {
         case FamilyAlgorithm::tree:
             return start_tree();
@@ -114,6 +118,7 @@ int Execution::progress(bool& moved, bool& done) {
             lanes_.reset();
             if (call_->collective == Collective::reduce) break;
             moved = true;
+            timeline_event(TimelineEvent::phase);
             return start_schedule();  // the tree's second phase
         }
         case Part::schedule: {
@@ -134,6 +139,7 @@ int Execution::progress(bool& moved, bool& done) {
     }
     part_ = Part::over;
     done = true;
+    timeline_event(TimelineEvent::end);
     return MPI_SUCCESS;
 }
 

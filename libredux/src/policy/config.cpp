@@ -113,6 +113,13 @@ std::vector<SettingInfo> make_settings_table() {
              return "";
          },
          [](const Config& cfg) { return cfg.report_path; }},
+        {"REDUX_TIMELINE", "a path prefix",
+         "every process writes what its planned calls do, and when, to PREFIX.HOST.PID.csv (mpi_bench/timeline.py)",
+         [](Config& cfg, const char* v) -> std::string {
+             cfg.timeline_prefix = v;
+             return "";
+         },
+         [](const Config& cfg) { return cfg.timeline_prefix; }},
         {"REDUX_CALIBRATION_FILE", "a path", "measured link costs are read from and written to this file",
          [](Config& cfg, const char* v) -> std::string {
              cfg.calibration_file = v;

@@ -28,10 +28,11 @@ struct Config {
     std::optional<double> compute_s;                   // REDUX_C
     bool verbose = false;                              // REDUX_VERBOSE
     std::string report_path;                           // REDUX_REPORT: rank 0 appends a JSON line per decision
-    std::string calibration_file;                      // REDUX_CALIBRATION_FILE
-    long long calibration_max_age_s = 7 * 86400;       // REDUX_CALIBRATION_MAX_AGE
-    bool debug = false;                                // REDUX_DEBUG=1: all ranks check they hold the same plan
-    ExecKnobs knobs;                                   // REDUX_RECV_WINDOW, REDUX_CHUNK_BYTES
+    std::string timeline_prefix;   // REDUX_TIMELINE: every process records its executions (exec/timeline.hpp)
+    std::string calibration_file;  // REDUX_CALIBRATION_FILE
+    long long calibration_max_age_s = 7 * 86400;  // REDUX_CALIBRATION_MAX_AGE
+    bool debug = false;                           // REDUX_DEBUG=1: all ranks check they hold the same plan
+    ExecKnobs knobs;                              // REDUX_RECV_WINDOW, REDUX_CHUNK_BYTES
     long long segment_bytes = -1;  // REDUX_SEGMENT_BYTES: -1 (auto) the model's count, 0 unsegmented, else forced
     std::string wisdom_path;       // REDUX_WISDOM: auto's decisions kept between jobs (rank 0 reads and writes);
                                    // unset: default_wisdom_path(), "off": none (empty)
