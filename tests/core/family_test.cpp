@@ -391,44 +391,98 @@ TEST(FamilyPrediction, ReduceScatterHandWorked) {
     const Costs unit = make_costs(1.0, 1.0);
     // p = 8, one piece, no latency. Halving: (d + c) (1/2 + 1/4 + 1/8) = 1.75. Allgather: d (1/8 + 1/4 + 1/2) =
     // 0.875.
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), unit, 0.0, 1, Collective::allreduce), 2.625, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), unit, 0.0, {}, Collective::allreduce), 2.625, kEps);
     // Reduce-scatter-block: the halving, then one rank's block (1/p of the vector) from its holder; at two ranks
     // every rank already holds its own; with pairs (p = 6) two ranks' blocks, 2/6.
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), unit, 0.0, 1, Collective::reduce_scatter_block), 1.75 + 0.125,
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), unit, 0.0, {}, Collective::reduce_scatter_block), 1.75 + 0.125,
                 kEps);
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(2), unit, 0.0, 1, Collective::reduce_scatter_block), 1.0, kEps);
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(6), unit, 0.0, 1, Collective::reduce_scatter_block),
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(2), unit, 0.0, {}, Collective::reduce_scatter_block), 1.0, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(6), unit, 0.0, {}, Collective::reduce_scatter_block),
                 2 + 1.5 + 2.0 / 6, kEps);
     // p = 6: fold-in 2, halving 2 (1/2 + 1/4) = 1.5, allgather 1/4 + 1/2, fold-out 1.
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(6), unit, 0.0, 1, Collective::allreduce), 2 + 1.5 + 0.75 + 1, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(6), unit, 0.0, {}, Collective::allreduce), 2 + 1.5 + 0.75 + 1, kEps);
     // p = 2: (d + c) / 2 + d / 2.
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(2), make_costs(1.0, 3.0), 0.0, 1, Collective::allreduce), 2.5, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(2), make_costs(1.0, 3.0), 0.0, {}, Collective::allreduce), 2.5,
+                kEps);
     // p = 1: nothing to do.
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(1), unit, 0.0, 4, Collective::allreduce), 0.0, kEps);
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(1), unit, 0.0, 4, Collective::reduce_scatter_block), 0.0, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(1), unit, 0.0, {}, Collective::allreduce), 0.0, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(1), unit, 0.0, {}, Collective::reduce_scatter_block), 0.0, kEps);
 
     // With latency: p = 4, d = 1, c = 0, L = 0.2. A message of fraction f costs 0.2 + 0.8 f. Halving 0.6 + 0.4,
     // allgather 0.4 + 0.6.
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(4), make_costs(1.0, 0.0), 0.2, 1, Collective::allreduce), 2.0, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(4), make_costs(1.0, 0.0), 0.2, {}, Collective::allreduce), 2.0,
+                kEps);
+}
+
+// Bytes that cut step 0's half into `pieces` pieces of ExecLimits::family_piece_bytes.
+HalvingPieces halving_in(int64_t pieces, int64_t flight_bytes = 0) {
+    return {2 * pieces * kExecLimits.family_piece_bytes, 0, 0, flight_bytes};
 }
 
 TEST(FamilyPrediction, ReduceScatterPiecesOverlapFoldsWithTransfers) {
-    // p = 4, d = 1, c = 0.5, 2 pieces. Step 0 (half the vector): pieces of 1/4 take 0.25 to arrive, 0.125 to
-    // fold: 0.25 + 0.25 + 0.125 = 0.625. Step 1: 0.125 + 0.125 + 0.0625 = 0.3125. Allgather 0.25 + 0.5.
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(4), make_costs(1.0, 0.5), 0.0, 2, Collective::allreduce),
-                0.625 + 0.3125 + 0.75, kEps);
+    // p = 4, d = 1, c = 0.5, step 0's half in 2 pieces, step 1's quarter in one (pieces of family_piece_bytes, as
+    // the executor cuts them). Step 0: pieces of 1/4 take 0.25 to arrive, 0.125 to fold: 0.25 + 0.25 + 0.125 =
+    // 0.625. Step 1: 0.25 + 0.125. Allgather 0.25 + 0.5.
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(4), make_costs(1.0, 0.5), 0.0, halving_in(2), Collective::allreduce),
+                0.625 + 0.375 + 0.75, kEps);
     // One piece: (0.5 + 0.25) + (0.25 + 0.125) + 0.75.
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(4), make_costs(1.0, 0.5), 0.0, 1, Collective::allreduce), 1.875,
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(4), make_costs(1.0, 0.5), 0.0, {}, Collective::allreduce), 1.875,
                 kEps);
     // Folds slower than transfers: p = 2, d = 1, c = 4, 4 pieces of 1/8. The first arrives at 0.125, then four
     // folds of 0.5 one after the other; the allgather's half costs 0.5.
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(2), make_costs(1.0, 4.0), 0.0, 4, Collective::allreduce),
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(2), make_costs(1.0, 4.0), 0.0, halving_in(4), Collective::allreduce),
                 0.125 + 4 * 0.5 + 0.5, kEps);
-    // Pieces <= 0 are one piece.
-    for (int32_t pieces : {0, -3}) {
-        EXPECT_NEAR(predict_reduce_scatter(FamilyShape(4), make_costs(1.0, 0.5), 0.0, pieces, Collective::allreduce),
-                    1.875, kEps);
+    // No bytes, or fewer than a piece: one piece.
+    for (int64_t bytes : {int64_t{0}, int64_t{-3}, kExecLimits.family_piece_bytes}) {
+        EXPECT_NEAR(
+            predict_reduce_scatter(FamilyShape(4), make_costs(1.0, 0.5), 0.0, {bytes, 0, 0, 0}, Collective::allreduce),
+            1.875, kEps);
     }
+}
+
+// Blocks of whole elements: with fewer elements than blocks, the rank that holds an element folds and moves a whole
+// one at every step. p = 8, one element, d = c = 1 (no latency): the halving's 3 steps each move and fold it (6),
+// the allgather moves it 3 times (allreduce: 9), or it goes to the root once (reduce: 7); as a continuous vector,
+// 7/8 + 7/8 and 7/8 of it.
+TEST(FamilyPrediction, FewerElementsThanBlocksMoveAndFoldWholeOnes) {
+    const Costs costs = make_costs(1.0, 1.0);
+    const HalvingPieces one{8, 1, 0, 0};
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), costs, 0.0, one, Collective::allreduce), 9.0, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), costs, 0.0, one, Collective::reduce), 7.0, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), costs, 0.0, {8, 0, 0, 0}, Collective::allreduce),
+                0.875 + 0.875 + 0.875, kEps);
+    // Many elements: the shares are what the fractions say, to within an element.
+    const HalvingPieces many{8 << 20, 1 << 20, 0, 0};
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), costs, 0.0, many, Collective::allreduce),
+                predict_reduce_scatter(FamilyShape(8), costs, 0.0, {8 << 20, 0, 0, 0}, Collective::allreduce), 1e-5);
+}
+
+// With a latency, a piece sent only once the partner's last one has come pays the latency once per piece; a window
+// of pieces ahead that holds what the link holds in flight pays it once per step. p = 2, d = 1, c = 0, L = 0.2:
+// step 0's half in 8 pieces of 1/16, each 0.2 + 0.05 on its own; the allgather's half 0.6.
+TEST(FamilyPrediction, AWindowOfPiecesPaysTheLatencyOncePerStep) {
+    const Costs costs = make_costs(1.0, 0.0);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(2), costs, 0.2, halving_in(8, 0), Collective::allreduce),
+                0.25 + 7 * 0.25 + 0.6, kEps)
+        << "window 1: every piece after the partner's";
+    const int64_t flight = family_flight_bytes(halving_in(8).bytes, 1.0, 0.2);
+    EXPECT_EQ(flight, 4 * kExecLimits.family_piece_bytes) << "0.2 of the 0.8 the bytes stream for";
+    EXPECT_EQ(family_window(flight, kExecLimits.family_piece_bytes), 5);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(2), costs, 0.2, halving_in(8, flight), Collective::allreduce),
+                0.25 + 7 * 0.05 + 0.6, kEps)
+        << "window 5: the link busy from the first piece to the last";
+    // Windows: one, and a piece more for each piece the flight holds (rounded up), at most family_most_pieces.
+    const int64_t piece = kExecLimits.family_piece_bytes;
+    EXPECT_EQ(family_window(0, piece), 1);
+    EXPECT_EQ(family_window(piece, piece), 2);
+    EXPECT_EQ(family_window(piece + 1, piece), 3);
+    EXPECT_EQ(family_window(int64_t{1} << 40, piece), kExecLimits.family_most_pieces);
+    EXPECT_EQ(family_window(-5, 0), 1);
+    // No latency: nothing in flight; all latency (or no bytes): the most pieces' worth.
+    EXPECT_EQ(family_flight_bytes(1 << 20, 1.0, 0.0), 0);
+    const int64_t most = kExecLimits.family_most_pieces * kExecLimits.family_piece_bytes;
+    EXPECT_EQ(family_flight_bytes(1 << 20, 0.2, 0.2), most);
+    EXPECT_EQ(family_flight_bytes(0, 1.0, 0.2), most);
 }
 
 // At a power of two, one piece: recursive doubling is lg p (a + n b + n g) and recursive halving then
@@ -442,7 +496,7 @@ TEST(FamilyPrediction, MatchesTheTextbookCostsAtPowersOfTwo) {
         const double lg = std::log2(p), share = (p - 1.0) / p;
         EXPECT_NEAR(predict_recursive_doubling(shape, make_costs(d, c), latency), lg * (latency + (d - latency) + c),
                     1e-9);
-        EXPECT_NEAR(predict_reduce_scatter(shape, make_costs(d, c), latency, 1, Collective::allreduce),
+        EXPECT_NEAR(predict_reduce_scatter(shape, make_costs(d, c), latency, {}, Collective::allreduce),
                     2 * lg * latency + 2 * share * (d - latency) + share * c, 1e-9);
     }
 }
@@ -490,18 +544,18 @@ TEST(FamilyPrediction, ReduceScatterAllreduceIsTheSimulatedElementCount) {
             simulated += step;
         }
         if (shape.extra > 0) simulated += d;
-        EXPECT_NEAR(predict_reduce_scatter(shape, make_costs(d, c), 0.0, 1, Collective::allreduce), simulated, 1e-9);
+        EXPECT_NEAR(predict_reduce_scatter(shape, make_costs(d, c), 0.0, {}, Collective::allreduce), simulated, 1e-9);
     }
 }
 
 TEST(FamilyPrediction, ReduceScatterWinsWhenTheOpIsExpensive) {
     const Costs costly = make_costs(1.0, 100.0);
-    EXPECT_LT(predict_reduce_scatter(FamilyShape(8), costly, 0.0, 1, Collective::allreduce),
+    EXPECT_LT(predict_reduce_scatter(FamilyShape(8), costly, 0.0, {}, Collective::allreduce),
               predict_recursive_doubling(FamilyShape(8), costly, 0.0));
     // By hand at p = 8: 101 (7/8) + 7/8 = 89.25 against 3 * 101 = 303.
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), costly, 0.0, 1, Collective::allreduce), 89.25, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), costly, 0.0, {}, Collective::allreduce), 89.25, kEps);
     for (int32_t p = 2; p <= 20; ++p) {
-        EXPECT_LT(predict_reduce_scatter(FamilyShape(p), costly, 0.0, 1, Collective::allreduce),
+        EXPECT_LT(predict_reduce_scatter(FamilyShape(p), costly, 0.0, {}, Collective::allreduce),
                   predict_recursive_doubling(FamilyShape(p), costly, 0.0))
             << "p = " << p;
     }
@@ -513,10 +567,10 @@ TEST(FamilyPrediction, RecursiveDoublingWinsWhenLatencyDominates) {
     const Costs small = make_costs(1.0, 0.1);
     // By hand at p = 8: 3 * 1.1 = 3.3 against 3 + 0.1 (7/8) + 3 = 6.0875.
     EXPECT_NEAR(predict_recursive_doubling(FamilyShape(8), small, 1.0), 3.3, kEps);
-    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), small, 1.0, 1, Collective::allreduce), 6.0875, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(FamilyShape(8), small, 1.0, {}, Collective::allreduce), 6.0875, kEps);
     for (int32_t p = 2; p <= 20; ++p) {
         EXPECT_LT(predict_recursive_doubling(FamilyShape(p), small, 1.0),
-                  predict_reduce_scatter(FamilyShape(p), small, 1.0, 1, Collective::allreduce))
+                  predict_reduce_scatter(FamilyShape(p), small, 1.0, {}, Collective::allreduce))
             << "p = " << p;
     }
 }
@@ -525,16 +579,21 @@ TEST(FamilyPrediction, MorePiecesNeverCostMoreAndCostsOnlyAdd) {
     for (int32_t p : {2, 3, 8, 12, 17}) {
         const FamilyShape shape(p);
         for (Collective collective : {Collective::allreduce, Collective::reduce_scatter_block}) {
-            double previous = predict_reduce_scatter(shape, make_costs(1.0, 0.7), 0.1, 1, collective);
+            // The same vector cut finer (a smaller op floor on the pieces), the window covering the latency.
+            const int64_t bytes = 2 * kExecLimits.family_most_pieces * kExecLimits.family_piece_bytes;
+            const int64_t flight = family_flight_bytes(bytes, 1.0, 0.1);
+            double previous =
+                predict_reduce_scatter(shape, make_costs(1.0, 0.7), 0.1, {bytes, 0, bytes, flight}, collective);
             for (int32_t pieces = 2; pieces <= kExecLimits.family_most_pieces; ++pieces) {
-                const double t = predict_reduce_scatter(shape, make_costs(1.0, 0.7), 0.1, pieces, collective);
+                const HalvingPieces cut{bytes, 0, bytes / 2 / pieces, flight};
+                const double t = predict_reduce_scatter(shape, make_costs(1.0, 0.7), 0.1, cut, collective);
                 EXPECT_LE(t, previous + kEps) << "p = " << p << ", pieces = " << pieces;
                 previous = t;
             }
             // Slower transfers or a slower op never make it faster.
-            const double base = predict_reduce_scatter(shape, make_costs(1.0, 0.7), 0.1, 4, collective);
-            EXPECT_GE(predict_reduce_scatter(shape, make_costs(1.5, 0.7), 0.1, 4, collective), base);
-            EXPECT_GE(predict_reduce_scatter(shape, make_costs(1.0, 0.9), 0.1, 4, collective), base);
+            const double base = predict_reduce_scatter(shape, make_costs(1.0, 0.7), 0.1, halving_in(4), collective);
+            EXPECT_GE(predict_reduce_scatter(shape, make_costs(1.5, 0.7), 0.1, halving_in(4), collective), base);
+            EXPECT_GE(predict_reduce_scatter(shape, make_costs(1.0, 0.9), 0.1, halving_in(4), collective), base);
         }
         const double base = predict_recursive_doubling(shape, make_costs(1.0, 0.7), 0.1);
         EXPECT_GT(predict_recursive_doubling(shape, make_costs(1.5, 0.7), 0.1), base);
@@ -571,10 +630,12 @@ TEST(FamilyPrediction, EveryPiecePaysTheOpsCostPerApplication) {
     per_call.compute_call_s = 0.4;
     // One piece: each step folds fraction f in a + (c - a) f; with no transfer time, the folds alone add up:
     // sum over f = 1/2, 1/4, 1/8 of 0.4 + 0.6 f = 1.2 + 0.525, against 0.875 all per element.
-    EXPECT_NEAR(predict_reduce_scatter(shape, per_element, 0.0, 1, Collective::reduce_scatter_block), 0.875, kEps);
-    EXPECT_NEAR(predict_reduce_scatter(shape, per_call, 0.0, 1, Collective::reduce_scatter_block), 1.725, kEps);
-    // ... and 4 pieces pay it 4 times a step: 3 x 4 x 0.4 + 0.525.
-    EXPECT_NEAR(predict_reduce_scatter(shape, per_call, 0.0, 4, Collective::reduce_scatter_block), 5.325, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(shape, per_element, 0.0, {}, Collective::reduce_scatter_block), 0.875, kEps);
+    EXPECT_NEAR(predict_reduce_scatter(shape, per_call, 0.0, {}, Collective::reduce_scatter_block), 1.725, kEps);
+    // ... and pieces pay it once each: steps of 4, 2 and 1 pieces (step 0's half in 4, as the executor cuts them),
+    // 7 x 0.4 + 0.525.
+    EXPECT_NEAR(predict_reduce_scatter(shape, per_call, 0.0, halving_in(4), Collective::reduce_scatter_block), 3.325,
+                kEps);
 }
 
 // ---- Pieces, names, blocks ---------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@
 // the root with random deals, and the planner's own multi-tree plans, for every root, in place or not, from one
 // element to past the eager limits, with commutative user ops: the rank-order sum either way.
 //
+// Halving: recursive halving's pieces sent with every window of them ahead of the partner's.
+//
 // Lanes: what the planner's programs become (lane_program.hpp): two-tree, multi-tree, receives together.
 //
 // TooManyTrees: a program over more trees than there are tags (tags::kMostTrees) returns MPI_ERR_TAG and posts
@@ -162,6 +164,52 @@ TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
                     }
                 }
             }
+        }
+    }
+}
+
+// Halving: recursive halving's allreduce (exec/exchanges.cpp) with each step's half in many pieces, sent one at a
+// time after the partner's (window 1), a few ahead (3 pieces in flight) and all at once, unsegmented op chunks or
+// small ones, a non-commutative op: every rank's result is the rank-order product, and every request is completed.
+TEST(Halving, WindowsOfPiecesGiveTheRankOrderProduct) {
+    const World world;
+    const int rank = world.rank, size = world.size;
+    const auto operand = redux_test::matrix_operand(redux_test::MatrixLayout::struct_negative_lb);
+    redux::ElementLayout layout;
+    ASSERT_EQ(redux::describe_layout(operand->datatype(), layout), MPI_SUCCESS);
+    const int64_t piece = redux::kExecLimits.family_piece_bytes;
+    // 16 pieces in step 0's half where the ranks are a power of two (fewer, longer ones after a pair folds)
+    const int count = static_cast<int>(32 * piece / layout.type_size);
+    for (const int64_t flight : {int64_t{0}, 3 * piece, int64_t{1} << 40}) {
+        for (const redux::ExecKnobs& knobs : {redux::ExecKnobs{}, small_chunk_knobs()}) {
+            SCOPED_TRACE("flight " + std::to_string(flight) + " chunk " + std::to_string(knobs.chunk_bytes));
+            const uint64_t seed = static_cast<uint64_t>(flight % 1000 + knobs.chunk_bytes);
+            redux_test::TypedBuffer send(operand->datatype(), count), recv(operand->datatype(), count),
+                want(operand->datatype(), count);
+            operand->fill(send.origin(), count, rank, seed);
+            redux::ExecCall args;
+            args.collective = redux::Collective::allreduce;
+            args.input = send.origin();
+            args.recvbuf = recv.origin();
+            args.count = count;
+            args.datatype = operand->datatype();
+            args.op = operand->op();
+            args.commutative = false;
+            args.layout = layout;
+            args.comm = world.comm;
+            args.rank = rank;
+            args.size = size;
+            redux::ExecPlan plan;
+            plan.algorithm = redux::FamilyAlgorithm::reduce_scatter;
+            plan.knobs = knobs;
+            plan.flight_bytes = flight;
+            redux::Workspace workspace;
+            const auto before = redux_test::request_counts();
+            ASSERT_EQ(redux::execute(plan, args, workspace), MPI_SUCCESS);
+            const auto after = redux_test::request_counts();
+            EXPECT_EQ(after.started - before.started, after.completed - before.completed);
+            operand->expect(want.origin(), count, size, seed);
+            EXPECT_EQ(operand->compare(recv.origin(), want.origin(), count), "");
         }
     }
 }

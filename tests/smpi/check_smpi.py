@@ -32,8 +32,9 @@ TOLERANCE = 0.02
 KNOWN_GAPS = {
     ("two-tree", 4194304, "sum"): (1.02, 1.12, "in a hundred segments and more the sharing of a rank's link by its "
                                    "sends in the two trees does not settle (the model takes its last pass)"),
-    ("reduce-scatter", 8, None): (1.02, 1.15, "the model halves each step's piece, which is whole elements: at "
-                                  "one element the rank that holds it folds and moves all of it at every step"),
+    ("reduce-scatter", 8, "sum"): (1.02, 1.08, "Rabenseifner's reduce of one element on 64 ranks: its last step, every "
+                                   "active rank's block to the root at once (all empty but one), takes 0.8 us more "
+                                   "than the one message the model counts; why is not measured yet"),
 }
 WIDE_TREE = ("c/d 0.1 at 8 B: the root of a wide tree folds children that arrive together; the simulation takes "
              "about one fold more than the model")

@@ -69,8 +69,9 @@ struct PlannedTree {
     int segments = 1;        // pipelined in this many segments
     RankProgram program;
     FamilyAlgorithm family = FamilyAlgorithm::tree;
-    SpreadRole spread;   // a family tree's second phase at this rank
-    DynBatches batches;  // tree-dyn's
+    SpreadRole spread;         // a family tree's second phase at this rank
+    DynBatches batches;        // tree-dyn's
+    int64_t flight_bytes = 0;  // recursive halving's: what it sends ahead of its partner's pieces (family_window)
 
     // Its name for people and its public value: the strategy's, or the family algorithm's.
     std::string name() const;

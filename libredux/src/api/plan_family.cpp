@@ -87,13 +87,15 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
         trees.push_back(std::move(tree));
         cached.report.why = selection.why;
     }
+    const HalvingPieces halving{bytes, tree_key.count, least_piece_bytes,
+                                family_flight_bytes(bytes, costs.transfer_s, input.latency_s)};
     auto add = [&](FamilyAlgorithm algorithm) {
         PlannedTree tree;
         tree.family = algorithm;
+        tree.flight_bytes = halving.flight_bytes;
         tree.predicted_s = (algorithm == FamilyAlgorithm::recursive_doubling
                                 ? predict_recursive_doubling(shape, costs, input.latency_s)
-                                : predict_reduce_scatter(shape, costs, input.latency_s,
-                                                         family_pieces(bytes / 2, least_piece_bytes), key.collective)) +
+                                : predict_reduce_scatter(shape, costs, input.latency_s, halving, key.collective)) +
                            costs.call_s;
         trees.push_back(std::move(tree));
     };

@@ -70,12 +70,14 @@ PlannedTree tree_dyn(const Plan& best, const Costs& costs, const Costs& batch_co
 
 // Rabenseifner's reduce (recursive halving, then every block to the root) and its prediction.
 PlannedTree rabenseifner_reduce(const CommState& state, const Costs& costs, double latency_s, long long bytes,
-                                int64_t op_piece_bytes) {
+                                int count, int64_t op_piece_bytes) {
     PlannedTree halving;
     halving.family = FamilyAlgorithm::reduce_scatter;
-    halving.predicted_s = predict_reduce_scatter(FamilyShape(state.size), costs, latency_s,
-                                                 family_pieces(bytes / 2, op_piece_bytes), Collective::reduce) +
-                          costs.call_s;
+    halving.flight_bytes = family_flight_bytes(bytes, costs.transfer_s, latency_s);
+    halving.predicted_s =
+        predict_reduce_scatter(FamilyShape(state.size), costs, latency_s,
+                               {bytes, count, op_piece_bytes, halving.flight_bytes}, Collective::reduce) +
+        costs.call_s;
     return halving;
 }
 
@@ -88,7 +90,8 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
     // Rabenseifner's reduce asked for: no tree to select.
     const std::optional<FamilyAlgorithm> asked = family_of(key.algorithm);
     if (asked == FamilyAlgorithm::reduce_scatter) {
-        cached.trees.push_back(rabenseifner_reduce(state, costs, input.latency_s, report.bytes, cached.op_piece_bytes));
+        cached.trees.push_back(
+            rabenseifner_reduce(state, costs, input.latency_s, report.bytes, key.count, cached.op_piece_bytes));
         return MPI_SUCCESS;
     }
     // Tree-dyn asked for: it moves whole vectors, and the tree selected only sets its estimate.
@@ -122,7 +125,8 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
     if (key.algorithm == REDUX_ALGORITHM_AUTO) {
         for (const Plan& plan : selection.runners_up) cached.trees.push_back(tree_of(plan));
         // Rabenseifner's reduce: weighed with the trees, in the place its prediction gives it.
-        PlannedTree halving = rabenseifner_reduce(state, costs, input.latency_s, report.bytes, cached.op_piece_bytes);
+        PlannedTree halving =
+            rabenseifner_reduce(state, costs, input.latency_s, report.bytes, key.count, cached.op_piece_bytes);
         // Rabenseifner's reduce and tree-dyn not where the segments are forced (the call's segment_bytes,
         // REDUX_SEGMENT_BYTES): they ask for trees.
         const bool segments_forced = input.segments != 0 && segment_bytes_for(state, key) >= 0;

@@ -42,8 +42,8 @@ redux_call_info planned_info(const CachedPlan& cached, const PlannedTree& tree) 
 int run_tree(const ReduceCall& call, const Route& route, int tree) {
     CachedPlan& cached = *route.plan->plan;
     const PlannedTree& planned = cached.trees[static_cast<size_t>(tree)];
-    const ExecPlan plan{planned.family,   &planned.program, planned.segments,     &planned.spread,
-                        &planned.batches, cached.knobs,     cached.op_piece_bytes};
+    const ExecPlan plan{planned.family,   &planned.program, planned.segments,      &planned.spread,
+                        &planned.batches, cached.knobs,     cached.op_piece_bytes, planned.flight_bytes};
     return execute(plan, exec_call(call, *route.state, *route.plan), cached.workspace);
 }
 

@@ -87,11 +87,13 @@ int64_t block_begin(const FamilyShape& shape, const ExecCall& call, int b) {
 int64_t piece_begin(int64_t begin, int64_t end, int pieces, int i) { return begin + (end - begin) * i / pieces; }
 
 // One step of recursive halving with the partner: the half this rank keeps is received in pieces, each folded
-// as it arrives, while the half it gives goes in pieces, one in flight at a time (the next once the last has gone
-// and a piece has arrived): pieces sent together would share the link and arrive together, so the folds could
-// not overlap them. A piece of ExecLimits::family_piece_bytes travels eagerly under both MPI libraries, so waiting for
-// its send costs no handshake.
-void halving_step(const ExecCall& call, const FamilyShape& shape, int64_t least_piece_bytes, int s, int& lo, int& hi,
+// as it arrives, while the half it gives goes in pieces, a window of them (family_window) ahead of the partner's:
+// piece i + window once piece i has arrived and piece i + window - 1 has gone. The window holds what the link holds
+// in flight, so that the latency is paid once, not once per piece; no more, because pieces sent together share a
+// link that shares its bandwidth (SimGrid's does) and would arrive together, and the folds could not overlap them.
+// A piece of ExecLimits::family_piece_bytes travels eagerly under both MPI libraries, so waiting for its send costs
+// no handshake.
+void halving_step(const ExecCall& call, const FamilyShape& shape, const HalvingPieces& halving, int s, int& lo, int& hi,
                   Builder& b) {
     const int q = shape.active_index(call.rank);
     const int partner_q = q ^ (1 << s);
@@ -103,8 +105,10 @@ void halving_step(const ExecCall& call, const FamilyShape& shape, int64_t least_
     const int64_t give_begin = block_begin(shape, call, keep_low ? mid : lo);
     const int64_t give_end = block_begin(shape, call, keep_low ? hi : mid);
     const int type_size = call.layout.type_size;
-    const int keep_pieces = family_pieces((keep_end - keep_begin) * type_size, least_piece_bytes);
-    const int give_pieces = family_pieces((give_end - give_begin) * type_size, least_piece_bytes);
+    const int keep_pieces = family_pieces((keep_end - keep_begin) * type_size, halving.least_piece_bytes);
+    const int give_pieces = family_pieces((give_end - give_begin) * type_size, halving.least_piece_bytes);
+    const int window =
+        family_window(halving.flight_bytes, std::max<int64_t>((give_end - give_begin) * type_size / give_pieces, 1));
     const Where acc = accumulator(call);
     const int32_t first_receive = b.receive(Where::vector0, piece_begin(keep_begin, keep_end, keep_pieces, 0),
                                             piece_begin(keep_begin, keep_end, keep_pieces, 1), partner, tags::kFamily);
@@ -114,8 +118,8 @@ void halving_step(const ExecCall& call, const FamilyShape& shape, int64_t least_
     }
     int32_t sent = -1;
     for (int i = 0; i < give_pieces; ++i) {
-        // after piece i - 1's send and piece i - 1's arrival (the last piece's, once every piece has come)
-        const int32_t arrived = i == 0 ? -1 : first_receive + std::min(i - 1, keep_pieces - 1);
+        // after piece i - 1's send and piece i - window's arrival (the last piece's, once every piece has come)
+        const int32_t arrived = i < window ? -1 : first_receive + std::min(i - window, keep_pieces - 1);
         sent = b.send(acc, piece_begin(give_begin, give_end, give_pieces, i),
                       piece_begin(give_begin, give_end, give_pieces, i + 1), partner, tags::kFamily, sent, arrived);
     }
@@ -206,13 +210,13 @@ void build_recursive_doubling(const ExecCall& call, std::vector<ScheduleStep>& s
     fold_out(call, shape, b);
 }
 
-void build_reduce_scatter(const ExecCall& call, int64_t least_piece_bytes, std::vector<ScheduleStep>& steps) {
+void build_reduce_scatter(const ExecCall& call, const HalvingPieces& halving, std::vector<ScheduleStep>& steps) {
     const FamilyShape shape(call.size);
     Builder b(steps);
     const bool goes_on = begin_family(call, shape, b);
     int lo = 0, hi = shape.active;  // the blocks this rank holds
     if (goes_on) {
-        for (int s = 0; s < shape.steps; ++s) halving_step(call, shape, least_piece_bytes, s, lo, hi, b);
+        for (int s = 0; s < shape.steps; ++s) halving_step(call, shape, halving, s, lo, hi, b);
     }
     switch (call.collective) {
         case Collective::allreduce:

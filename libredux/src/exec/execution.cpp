@@ -29,9 +29,8 @@ int Execution::start(const ExecPlan& plan, const ExecCall& call, Workspace& work
     ws_ = &workspace;
     lanes_.reset();
     tree_dyn_.reset();
-    if (Timeline* timeline = Timeline::active()) {
-        timeline->start(call, std::string(family_name(plan.algorithm)).c_str());
-    }
+    timeline_ = Timeline::active();
+    if (timeline_ != nullptr) timeline_->start(call, std::string(family_name(plan.algorithm)).c_str());
     switch (plan.algorithm) {
         case FamilyAlgorithm::tree:
             return start_tree();
@@ -85,7 +84,8 @@ int Execution::start_schedule() {
                           call.count,
                           spread ? plan_->spread->segments : 0,
                           call.in_place,
-                          plan_->least_piece_bytes};
+                          plan_->least_piece_bytes,
+                          plan_->flight_bytes};
     if (!state.built || !(state.key == key)) {
         state.built = false;
         if (spread) {
@@ -93,7 +93,7 @@ int Execution::start_schedule() {
         } else if (plan_->algorithm == FamilyAlgorithm::recursive_doubling) {
             build_recursive_doubling(call, state.steps);
         } else {
-            build_reduce_scatter(call, plan_->least_piece_bytes, state.steps);
+            build_reduce_scatter(call, {0, 0, plan_->least_piece_bytes, plan_->flight_bytes}, state.steps);
         }
         state.key = key;
         state.built = true;
@@ -118,7 +118,7 @@ int Execution::progress(bool& moved, bool& done) {
             lanes_.reset();
             if (call_->collective == Collective::reduce) break;
             moved = true;
-            timeline_event(TimelineEvent::phase);
+            if (timeline_ != nullptr) timeline_->event(TimelineEvent::phase);
             return start_schedule();  // the tree's second phase
         }
         case Part::schedule: {
@@ -139,7 +139,7 @@ int Execution::progress(bool& moved, bool& done) {
     }
     part_ = Part::over;
     done = true;
-    timeline_event(TimelineEvent::end);
+    if (timeline_ != nullptr) timeline_->event(TimelineEvent::end);
     return MPI_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
 #include "exec/exchanges.hpp"
 #include "exec/lanes.hpp"
 #include "exec/schedule.hpp"
+#include "exec/timeline.hpp"
 #include "exec/tree_dyn.hpp"
 #include "exec/workspace.hpp"
 #include "plan/family.hpp"
@@ -29,6 +30,7 @@ struct ExecPlan {
     const DynBatches* batches = nullptr;   // tree-dyn's
     ExecKnobs knobs;
     int64_t least_piece_bytes = 0;  // recursive halving's pieces' floor (family_pieces, plan/family.hpp)
+    int64_t flight_bytes = 0;       // and what it sends ahead of its partner's pieces (family_window)
 };
 
 class Execution {
@@ -65,6 +67,7 @@ private:
     std::optional<LaneRunner> lanes_;
     ScheduleRunner schedule_;
     std::optional<TreeDyn> tree_dyn_;
+    Timeline* timeline_ = nullptr;  // recording this call (REDUX_TIMELINE), or null
 };
 
 // Runs `call` as `plan` says to its end: start, then progress and wait until done. Returns an MPI error code; on

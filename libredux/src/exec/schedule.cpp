@@ -37,6 +37,7 @@ void ScheduleRunner::start(const ExecCall& call, ScheduleState& state, const std
     if (state.requests.size() != n) state.requests.assign(n, MPI_REQUEST_NULL);
     state.status.assign(n, kWaiting);
     first_open_ = post_ = compute_ = 0;
+    timeline_ = Timeline::active();
     folded_ = 0;
 }
 
@@ -55,7 +56,10 @@ int ScheduleRunner::post(int32_t i) {
     MPI_Request* request = &state_->requests[static_cast<size_t>(i)];
     state_->status[static_cast<size_t>(i)] = kPosted;
     const bool send = step.kind == StepKind::send;
-    timeline_event(send ? TimelineEvent::post_send : TimelineEvent::post_receive, i, step.peer, step.begin, step.end);
+    if (timeline_ != nullptr) {
+        timeline_->event(send ? TimelineEvent::post_send : TimelineEvent::post_receive, i, step.peer, step.begin,
+                         step.end);
+    }
     if (send) return MPI_Isend(data, n, call_->datatype, step.peer, step.tag, call_->comm, request);
     return MPI_Irecv(data, n, call_->datatype, step.peer, step.tag, call_->comm, request);
 }
@@ -67,18 +71,18 @@ int ScheduleRunner::compute(int32_t i, bool& complete) {
     if (step.kind == StepKind::copy) {
         const MPI_Aint extent = call_->layout.extent;
         complete = true;
-        timeline_event(TimelineEvent::copy, i, -1, step.begin, step.end);
+        if (timeline_ != nullptr) timeline_->event(TimelineEvent::copy, i, -1, step.begin, step.end);
         REDUX_MPI(
             copy_elements(at_offset(from, step.begin * extent), at_offset(to, (step.begin + step.to_shift) * extent),
                           static_cast<int>(step.end - step.begin), call_->datatype, call_->layout, *pack_scratch_));
-        timeline_event(TimelineEvent::copied, i, -1, step.begin, step.end);
+        if (timeline_ != nullptr) timeline_->event(TimelineEvent::copied, i, -1, step.begin, step.end);
         return MPI_SUCCESS;
     }
     const int64_t first = step.begin + folded_;
     const int n = static_cast<int>(std::min(per_chunk_, step.end - first));
-    timeline_event(TimelineEvent::fold, i, -1, first, first + n);
+    if (timeline_ != nullptr) timeline_->event(TimelineEvent::fold, i, -1, first, first + n);
     REDUX_MPI(fold_elements(from, to, first, n, step.theirs_left, *call_, *pack_scratch_));
-    timeline_event(TimelineEvent::folded, i, -1, first, first + n);
+    if (timeline_ != nullptr) timeline_->event(TimelineEvent::folded, i, -1, first, first + n);
     folded_ += n;
     complete = step.begin + folded_ >= step.end;
     if (complete) folded_ = 0;
@@ -100,9 +104,11 @@ int ScheduleRunner::step(bool& moved, bool& done) {
             REDUX_MPI(test_request(state_->requests[static_cast<size_t>(i)], complete));
             if (!complete) continue;
             status[static_cast<size_t>(i)] = kComplete;
-            const ScheduleStep& s = steps[static_cast<size_t>(i)];
-            timeline_event(s.kind == StepKind::send ? TimelineEvent::sent : TimelineEvent::received, i, s.peer, s.begin,
-                           s.end);
+            if (timeline_ != nullptr) {
+                const ScheduleStep& s = steps[static_cast<size_t>(i)];
+                timeline_->event(s.kind == StepKind::send ? TimelineEvent::sent : TimelineEvent::received, i, s.peer,
+                                 s.begin, s.end);
+            }
         }
         while (first_open_ < n && status[static_cast<size_t>(first_open_)] == kComplete) ++first_open_;
         for (; post_ < n; ++post_) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "exec/call.hpp"
+#include "exec/timeline.hpp"
 
 #include <mpi.h>
 
@@ -45,10 +46,11 @@ struct ScheduleKey {
     int rank = -1, size = 0, root = 0, count = 0, segments = 0;
     bool in_place = false;
     int64_t least_piece_bytes = 0;
+    int64_t flight_bytes = 0;
     bool operator==(const ScheduleKey& o) const {
         return algorithm == o.algorithm && spread == o.spread && collective == o.collective && rank == o.rank &&
                size == o.size && root == o.root && count == o.count && segments == o.segments &&
-               in_place == o.in_place && least_piece_bytes == o.least_piece_bytes;
+               in_place == o.in_place && least_piece_bytes == o.least_piece_bytes && flight_bytes == o.flight_bytes;
     }
 };
 
@@ -88,10 +90,11 @@ private:
     std::vector<char>* pack_scratch_ = nullptr;
     void* where_[kWheres] = {};
     int64_t per_chunk_ = 1;
-    int32_t first_open_ = 0;  // every step before it is complete
-    int32_t post_ = 0;        // the next send or receive to post
-    int32_t compute_ = 0;     // the next fold or copy
-    int64_t folded_ = 0;      // elements of step compute_ folded
+    int32_t first_open_ = 0;        // every step before it is complete
+    int32_t post_ = 0;              // the next send or receive to post
+    int32_t compute_ = 0;           // the next fold or copy
+    int64_t folded_ = 0;            // elements of step compute_ folded
+    Timeline* timeline_ = nullptr;  // recording this call (REDUX_TIMELINE), or null
 };
 
 }  // namespace redux

@@ -1,7 +1,8 @@
 // A record of what each execution does at this rank, and when (REDUX_TIMELINE): the call's start and end, each
 // send and receive of an exchange schedule as it is posted and as the runner sees it complete, each chunk of a
 // fold or copy as it begins and ends. One CSV file per process; mpi_bench/timeline.py lines the ranks' files up.
-// Off (the default), an event costs the runners one load and one branch.
+// Off (the default), the runners ask once per call (Timeline::active) and an event costs them a test of what they
+// kept.
 #pragma once
 
 #include "exec/call.hpp"
@@ -40,10 +41,5 @@ public:
 private:
     static std::atomic<Timeline*> active_;
 };
-
-// An event on the active timeline, if any.
-inline void timeline_event(TimelineEvent what, int step = -1, int peer = -1, int64_t begin = 0, int64_t end = 0) {
-    if (Timeline* timeline = Timeline::active()) timeline->event(what, step, peer, begin, end);
-}
 
 }  // namespace redux

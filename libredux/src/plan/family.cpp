@@ -6,6 +6,7 @@
 #include "plan/planner.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace redux {
 
@@ -121,26 +122,37 @@ double predict_recursive_doubling(const FamilyShape& shape, const Costs& costs, 
     return t;
 }
 
-double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, double latency_s, int32_t pieces,
-                              Collective collective) {
-    pieces = std::max(pieces, 1);
+double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, double latency_s,
+                              const HalvingPieces& halving, Collective collective) {
+    // The most a rank holds of `fraction` of the vector cut into blocks of whole elements: a block of fewer elements
+    // than the vector has blocks is one element or none, and the rank holding it folds and moves a whole one.
+    const auto n = static_cast<double>(halving.elements);
+    const auto held = [&](double fraction) { return n > 0 ? std::ceil(n * fraction - 1e-9) / n : fraction; };
     double t = fold_in(shape, costs, latency_s);
     double fraction = 1.0;
     for (int32_t s = 0; s < shape.steps; ++s) {
         fraction /= 2;
-        // The pieces' transfers go one after the other; each fold overlaps the next piece's transfer.
-        const double piece_move = move(costs, latency_s, fraction / pieces) - latency_s;
-        const double piece_fold = fold(costs, fraction / pieces);
-        t += latency_s + piece_move + (pieces - 1) * std::max(piece_move, piece_fold) + piece_fold;
+        // The step's half in pieces, as the executor cuts it (exec/exchanges.cpp): their transfers go one after the
+        // other, a window of them ahead of the partner's, and each fold overlaps the next piece's transfer.
+        const double half = held(fraction);
+        const auto half_bytes = static_cast<int64_t>(static_cast<double>(halving.bytes) * half);
+        const int32_t pieces = family_pieces(half_bytes, halving.least_piece_bytes);
+        const int32_t window = family_window(halving.flight_bytes, std::max<int64_t>(half_bytes / pieces, 1));
+        const double piece_move = move(costs, latency_s, half / pieces) - latency_s;
+        const double piece_fold = fold(costs, half / pieces);
+        const double piece_s = std::max({piece_move, piece_fold, (latency_s + piece_move) / window});
+        t += latency_s + piece_move + (pieces - 1) * piece_s + piece_fold;
     }
     if (collective == Collective::allreduce) {
         for (int32_t s = 0; s < shape.steps; ++s) {
-            t += move(costs, latency_s, fraction);
+            t += move(costs, latency_s, held(fraction));
             fraction *= 2;
         }
         if (shape.extra > 0) t += move(costs, latency_s, 1.0);
     } else if (collective == Collective::reduce) {  // every block to the root, in flight together
-        if (shape.steps > 0) t += latency_s + (1.0 - fraction) * std::max(costs.transfer_s - latency_s, 0.0);
+        // what the root does not hold: at most all but the whole elements of its own block
+        const double others = n > 0 ? 1.0 - std::floor(n * fraction + 1e-9) / n : 1.0 - fraction;
+        if (shape.steps > 0) t += latency_s + others * std::max(costs.transfer_s - latency_s, 0.0);
     } else if (shape.steps > 1 || shape.extra > 0) {
         // Each active rank's block to the rank(s) it belongs to (bit-reversed; none moves at two ranks): one or,
         // with pairs, two ranks' blocks.
@@ -163,6 +175,20 @@ double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const
 int32_t family_pieces(int64_t bytes, int64_t least_piece_bytes) {
     const int64_t piece_bytes = std::max(kExecLimits.family_piece_bytes, least_piece_bytes);
     return static_cast<int32_t>(std::clamp<int64_t>(bytes / piece_bytes, 1, kExecLimits.family_most_pieces));
+}
+
+int64_t family_flight_bytes(int64_t bytes, double transfer_s, double latency_s) {
+    const double streaming_s = transfer_s - latency_s;
+    if (!(latency_s > 0)) return 0;
+    const double most = static_cast<double>(kExecLimits.family_most_pieces) * kExecLimits.family_piece_bytes;
+    if (!(streaming_s > 0) || bytes <= 0) return static_cast<int64_t>(most);
+    return static_cast<int64_t>(std::min(most, latency_s * static_cast<double>(bytes) / streaming_s));
+}
+
+int32_t family_window(int64_t flight_bytes, int64_t piece_bytes) {
+    piece_bytes = std::max<int64_t>(piece_bytes, 1);
+    const int64_t ahead = (std::max<int64_t>(flight_bytes, 0) + piece_bytes - 1) / piece_bytes;
+    return static_cast<int32_t>(std::min<int64_t>(1 + ahead, kExecLimits.family_most_pieces));
 }
 
 }  // namespace redux

@@ -84,12 +84,21 @@ struct FamilyShape {
 // Where block b of `blocks` begins in a vector of `elements` (allreduce: blocks of near-equal length).
 inline int64_t even_block_begin(int64_t elements, int32_t blocks, int32_t b) { return elements * b / blocks; }
 
+// How recursive halving cuts each step's half into messages, whose folds overlap the next ones' transfers: pieces
+// of ExecLimits::family_piece_bytes or `least_piece_bytes` (family_pieces), and how many go ahead of the partner's
+// (family_window).
+struct HalvingPieces {
+    int64_t bytes = 0;              // the whole vector's
+    int64_t elements = 0;           // and its elements (0: any share of it is whole elements)
+    int64_t least_piece_bytes = 0;  // the op's floor on a piece (op_piece_bytes, plan/exec_limits.hpp)
+    int64_t flight_bytes = 0;       // what the link holds in flight (family_flight_bytes)
+};
+
 // Predicted makespans, from d (the whole vector's transfer), its latency part (what a message costs whatever its
-// length) and c (the op on the whole vector), both shared proportionally by pieces of the vector. `pieces`: each
-// step of recursive halving is sent in this many messages, whose folds overlap the next one's transfer.
+// length) and c (the op on the whole vector), both shared proportionally by pieces of the vector.
 double predict_recursive_doubling(const FamilyShape& shape, const Costs& costs, double latency_s);
-double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, double latency_s, int32_t pieces,
-                              Collective collective);
+double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, double latency_s,
+                              const HalvingPieces& pieces, Collective collective);
 // A reduction tree predicted to take `reduce_s` to rank 0, then the result down a tree of `depth` levels whose
 // widest rank has `fan_out` children, in `segments` pipelined pieces (allreduce), or scattered from the root
 // (reduce-scatter-block: each rank's 1/p of the vector, one after the other).
@@ -100,5 +109,14 @@ double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const
 // ExecLimits::family_piece_bytes, or per `least_piece_bytes` where that is more (the op's per-application cost makes
 // pieces longer: op_piece_bytes, plan/exec_limits.hpp), at most ExecLimits::family_most_pieces, at least one.
 int32_t family_pieces(int64_t bytes, int64_t least_piece_bytes = 0);
+
+// The bytes a link holds in flight, its latency times its bandwidth (`bytes` take `transfer_s` on it, `latency_s` of
+// which any message pays): what recursive halving sends ahead of its partner's pieces to keep the link busy.
+int64_t family_flight_bytes(int64_t bytes, double transfer_s, double latency_s);
+// The pieces of `piece_bytes` a rank of recursive halving sends before it waits for its partner's first piece: one,
+// and as many more as `flight_bytes` hold. Piece i + window goes once piece i has come (and piece i + window - 1
+// has gone): a piece's latency is paid once per window, not once per piece, while the pieces still arrive one by one
+// for their folds to overlap the next ones' transfers.
+int32_t family_window(int64_t flight_bytes, int64_t piece_bytes);
 
 }  // namespace redux
