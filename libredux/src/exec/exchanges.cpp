@@ -93,8 +93,8 @@ int64_t piece_begin(int64_t begin, int64_t end, int pieces, int i) { return begi
 // link that shares its bandwidth (SimGrid's does) and would arrive together, and the folds could not overlap them.
 // A piece of ExecLimits::family_piece_bytes travels eagerly under both MPI libraries, so waiting for its send costs
 // no handshake.
-void halving_step(const ExecCall& call, const FamilyShape& shape, const HalvingPieces& halving, int s, int& lo, int& hi,
-                  Builder& b) {
+void halving_step(const ExecCall& call, const FamilyShape& shape, int64_t least_piece_bytes, int64_t flight_bytes,
+                  int s, int& lo, int& hi, Builder& b) {
     const int q = shape.active_index(call.rank);
     const int partner_q = q ^ (1 << s);
     const int partner = shape.active_rank(partner_q);
@@ -105,10 +105,10 @@ void halving_step(const ExecCall& call, const FamilyShape& shape, const HalvingP
     const int64_t give_begin = block_begin(shape, call, keep_low ? mid : lo);
     const int64_t give_end = block_begin(shape, call, keep_low ? hi : mid);
     const int type_size = call.layout.type_size;
-    const int keep_pieces = family_pieces((keep_end - keep_begin) * type_size, halving.least_piece_bytes);
-    const int give_pieces = family_pieces((give_end - give_begin) * type_size, halving.least_piece_bytes);
+    const int keep_pieces = family_pieces((keep_end - keep_begin) * type_size, least_piece_bytes);
+    const int give_pieces = family_pieces((give_end - give_begin) * type_size, least_piece_bytes);
     const int window =
-        family_window(halving.flight_bytes, std::max<int64_t>((give_end - give_begin) * type_size / give_pieces, 1));
+        family_window(flight_bytes, std::max<int64_t>((give_end - give_begin) * type_size / give_pieces, 1));
     const Where acc = accumulator(call);
     const int32_t first_receive = b.receive(Where::vector0, piece_begin(keep_begin, keep_end, keep_pieces, 0),
                                             piece_begin(keep_begin, keep_end, keep_pieces, 1), partner, tags::kFamily);
@@ -210,13 +210,14 @@ void build_recursive_doubling(const ExecCall& call, std::vector<ScheduleStep>& s
     fold_out(call, shape, b);
 }
 
-void build_reduce_scatter(const ExecCall& call, const HalvingPieces& halving, std::vector<ScheduleStep>& steps) {
+void build_reduce_scatter(const ExecCall& call, int64_t least_piece_bytes, int64_t flight_bytes,
+                          std::vector<ScheduleStep>& steps) {
     const FamilyShape shape(call.size);
     Builder b(steps);
     const bool goes_on = begin_family(call, shape, b);
     int lo = 0, hi = shape.active;  // the blocks this rank holds
     if (goes_on) {
-        for (int s = 0; s < shape.steps; ++s) halving_step(call, shape, halving, s, lo, hi, b);
+        for (int s = 0; s < shape.steps; ++s) halving_step(call, shape, least_piece_bytes, flight_bytes, s, lo, hi, b);
     }
     switch (call.collective) {
         case Collective::allreduce:

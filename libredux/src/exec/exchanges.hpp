@@ -21,9 +21,10 @@ struct SpreadRole {
 void build_recursive_doubling(const ExecCall& call, std::vector<ScheduleStep>& steps);
 // Recursive halving; then an allgather (allreduce), each rank's block to its rank (reduce-scatter-block), or every
 // block to the root (reduce: Rabenseifner's reduce-scatter then gather). Each step's half goes in family_pieces
-// (plan/family.hpp) messages, family_window of them ahead of the partner's (`halving`: its bytes and elements are
-// not used, the call's are). Places: the accumulator is recvbuf (allreduce) or vector1, vector0 the partner's.
-void build_reduce_scatter(const ExecCall& call, const HalvingPieces& halving, std::vector<ScheduleStep>& steps);
+// (plan/family.hpp) messages of at least `least_piece_bytes`, family_window(flight_bytes, ...) of them ahead of the
+// partner's. Places: the accumulator is recvbuf (allreduce) or vector1, vector0 the partner's.
+void build_reduce_scatter(const ExecCall& call, int64_t least_piece_bytes, int64_t flight_bytes,
+                          std::vector<ScheduleStep>& steps);
 // The second phase of a tree: rank 0 holds the reduction of the whole vector (allreduce: in recvbuf; reduce-
 // scatter-block: in vector0). Allreduce: role.segments pipelined pieces down the role's tree into recvbuf;
 // reduce-scatter-block: each rank's block from rank 0.

@@ -30,7 +30,7 @@ int Execution::start(const ExecPlan& plan, const ExecCall& call, Workspace& work
     lanes_.reset();
     tree_dyn_.reset();
     timeline_ = Timeline::active();
-    if (timeline_ != nullptr) timeline_->start(call, std::string(family_name(plan.algorithm)).c_str());
+    if (timeline_ != nullptr) timeline_->start(call, family_name(plan.algorithm));
     switch (plan.algorithm) {
         case FamilyAlgorithm::tree:
             return start_tree();
@@ -93,7 +93,7 @@ int Execution::start_schedule() {
         } else if (plan_->algorithm == FamilyAlgorithm::recursive_doubling) {
             build_recursive_doubling(call, state.steps);
         } else {
-            build_reduce_scatter(call, {0, 0, plan_->least_piece_bytes, plan_->flight_bytes}, state.steps);
+            build_reduce_scatter(call, plan_->least_piece_bytes, plan_->flight_bytes, state.steps);
         }
         state.key = key;
         state.built = true;
@@ -104,7 +104,7 @@ int Execution::start_schedule() {
     static const std::vector<void*> kNone;
     const std::vector<void*>& origins = vectors > 0 ? ws_->vectors.ensure(call.layout, call.total(), vectors) : kNone;
     part_ = Part::schedule;
-    schedule_.start(call, state, origins, plan_->knobs.chunk_bytes, ws_->pack_scratch);
+    schedule_.start(call, state, origins, plan_->knobs.chunk_bytes, ws_->pack_scratch, timeline_);
     return MPI_SUCCESS;
 }
 

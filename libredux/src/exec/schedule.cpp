@@ -23,7 +23,7 @@ bool is_transfer(const ScheduleStep& step) { return step.kind == StepKind::send 
 }  // namespace
 
 void ScheduleRunner::start(const ExecCall& call, ScheduleState& state, const std::vector<void*>& vectors,
-                           size_t chunk_bytes, std::vector<char>& pack_scratch) {
+                           size_t chunk_bytes, std::vector<char>& pack_scratch, Timeline* timeline) {
     call_ = &call;
     state_ = &state;
     pack_scratch_ = &pack_scratch;
@@ -37,7 +37,7 @@ void ScheduleRunner::start(const ExecCall& call, ScheduleState& state, const std
     if (state.requests.size() != n) state.requests.assign(n, MPI_REQUEST_NULL);
     state.status.assign(n, kWaiting);
     first_open_ = post_ = compute_ = 0;
-    timeline_ = Timeline::active();
+    timeline_ = timeline;
     folded_ = 0;
 }
 

@@ -69,8 +69,9 @@ struct ScheduleState {
 class ScheduleRunner {
 public:
     // Resolves the places (Where) for `call`; `vectors` is Workspace::vectors' origins (two whole vectors).
+    // `timeline`: the call's (Timeline::active() at its start), or null.
     void start(const ExecCall& call, ScheduleState& state, const std::vector<void*>& vectors, size_t chunk_bytes,
-               std::vector<char>& pack_scratch);
+               std::vector<char>& pack_scratch, Timeline* timeline);
     // Does what can be done now without waiting, at most one chunk of a fold (moved: something did); done once
     // every step is complete. Returns an MPI error code.
     int step(bool& moved, bool& done);

@@ -86,15 +86,15 @@ std::string Timeline::open(const std::string& prefix) {
     return "";
 }
 
-void Timeline::start(const ExecCall& call, const char* algorithm) {
+void Timeline::start(const ExecCall& call, std::string_view algorithm) {
     const std::lock_guard<std::mutex> lock(g_mutex);
     t_execution = g_executions++;
     t_rank = call.rank;
     t_size = call.size;
     char detail[96];
     const std::string_view collective = collective_name(call.collective);
-    std::snprintf(detail, sizeof detail, "%s %.*s count=%d", algorithm, static_cast<int>(collective.size()),
-                  collective.data(), call.count);
+    std::snprintf(detail, sizeof detail, "%.*s %.*s count=%d", static_cast<int>(algorithm.size()), algorithm.data(),
+                  static_cast<int>(collective.size()), collective.data(), call.count);
     write_line(TimelineEvent::start, -1, -1, 0, call.total(), detail);
 }
 

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace redux {
 
@@ -35,7 +36,7 @@ public:
     // The process's timeline; null when not recording.
     static Timeline* active() { return active_.load(std::memory_order_acquire); }
 
-    void start(const ExecCall& call, const char* algorithm);
+    void start(const ExecCall& call, std::string_view algorithm);
     void event(TimelineEvent what, int step = -1, int peer = -1, int64_t begin = 0, int64_t end = 0);
 
 private:
