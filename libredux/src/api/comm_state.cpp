@@ -6,6 +6,8 @@
 // MPI_Finalize) deletes the state, so nothing is left behind at exit.
 #include "api/comm_state.hpp"
 
+#include "api/operations.hpp"
+
 #include "api/process_config.hpp"
 #include "api/wisdom.hpp"
 #include "mpi/mpi_check.hpp"
@@ -144,16 +146,25 @@ static int set_up(MPI_Comm user_comm, CommState& fresh) {
 int create_comm_state(MPI_Comm user_comm, CommState*& state) {
     REDUX_MPI(ensure_keyvals());
     auto fresh = std::make_unique<CommState>();
-    REDUX_MPI(comm_dup_yielding(user_comm, &fresh->comm));
-    int rc = MPI_ERR_INTERN;
-    try {
-        rc = set_up(user_comm, *fresh);
-    } catch (...) {  // bad_alloc copying the settings: the duplicate goes too, then the caller reports it
-        MPI_Comm_free(&fresh->comm);
-        throw;
+    fresh->lines = std::make_shared<Lines>();
+    // The private communicator and the lines, duplicated together: about the time of one duplicate.
+    MPI_Comm comms[1 + Lines::kLines];
+    int rc = comm_dups_yielding(user_comm, comms, 1 + Lines::kLines);
+    fresh->comm = comms[0];
+    fresh->lines->adopt(comms + 1);  // frees them when it goes
+    auto free_private = [&] {
+        if (fresh->comm != MPI_COMM_NULL) MPI_Comm_free(&fresh->comm);
+    };
+    if (rc == MPI_SUCCESS) {
+        try {
+            rc = set_up(user_comm, *fresh);
+        } catch (...) {  // bad_alloc copying the settings: the duplicates go too, then the caller reports it
+            free_private();
+            throw;
+        }
     }
     if (rc != MPI_SUCCESS) {
-        MPI_Comm_free(&fresh->comm);  // nothing left behind
+        free_private();  // nothing left behind
         return rc;
     }
     g_live_states.fetch_add(1, std::memory_order_relaxed);

@@ -1,7 +1,7 @@
 // A key's first calls under auto: they go to the MPI library's own collective before the key is planned
-// (native_before_planning), so that a key called once or twice costs no calibration and no plan, except where that
-// collective is known to fail on the key (native_failures, from the table of policy/native_failures.cpp), which
-// the planner also tells auto.
+// (native_before_planning), so that a key called once or twice costs no calibration and no plan, and the last of them
+// plans the key while the library's collective runs; except where that collective is known to fail on the key
+// (native_failures, from the table of policy/native_failures.cpp), which the planner also tells auto.
 #include "api/first_calls.hpp"
 
 #include "api/mpi_identity.h"
@@ -32,18 +32,18 @@ KeyNativeFailures native_failures(const CommState& state, const PlanKey& key) {
     return failures;
 }
 
-bool native_before_planning(CommState& state, const PlanKey& key) {
+FirstCall native_before_planning(CommState& state, const PlanKey& key) {
     constexpr size_t kMostKeys = 256;  // then counting starts again: every rank forgets alike
-    if (key.algorithm != REDUX_ALGORITHM_AUTO || state.plans.count(key) != 0) return false;
-    if (native_failures(state, key).any()) return false;
+    if (key.algorithm != REDUX_ALGORITHM_AUTO || state.plans.count(key) != 0) return FirstCall::planned;
+    if (native_failures(state, key).any()) return FirstCall::planned;
     if (state.calls_before_plan.size() >= kMostKeys) state.calls_before_plan.clear();
     int& calls = state.calls_before_plan[key];
     if (calls >= AutoSelect::kNativeFirstCalls) {
         state.calls_before_plan.erase(key);
-        return false;
+        return FirstCall::planned;
     }
     ++calls;
-    return true;
+    return calls == AutoSelect::kNativeFirstCalls ? FirstCall::native_and_plan : FirstCall::native;
 }
 
 }  // namespace redux

@@ -18,10 +18,19 @@ struct KeyNativeFailures {
 
 KeyNativeFailures native_failures(const CommState& state, const PlanKey& key);
 
+// Where a call of `key` goes before the key is planned (native_before_planning).
+enum class FirstCall {
+    planned,          // the key is planned, or is not auto's: route it as usual
+    native,           // one of the key's first calls: the library's own collective, nothing planned
+    native_and_plan,  // the last of them: the library's own collective, and the key planned while it runs
+};
+
 // Under auto, whether this call of `key` goes to the MPI library's own collective, on the user's communicator,
 // before the key is planned: its first AutoSelect::kNativeFirstCalls calls, where the library's collective is not
-// known to fail on the key (policy/native_failures.hpp). Not collective, and the same answer on every rank: it counts
-// the key's calls, which every rank makes alike.
-bool native_before_planning(CommState& state, const PlanKey& key);
+// known to fail on the key (policy/native_failures.hpp). The last of them plans the key while the library's
+// collective runs (reduce.cpp, plan_beside_library), so that the key's first planned call pays no calibration and no
+// planning. Not collective, and the same answer on every rank: it counts the key's calls, which every rank makes
+// alike. Once the last has been answered, the next question about the key answers `planned`.
+FirstCall native_before_planning(CommState& state, const PlanKey& key);
 
 }  // namespace redux

@@ -68,16 +68,7 @@ ReduceCall reduce_call(Collective collective, const void* sendbuf, void* recvbuf
 // The library's own call for `s`.
 int library_call(const StartCall& s) {
     const ReduceCall& c = s.call;
-    if (!s.persistent) {
-        switch (c.collective) {
-            case Collective::reduce:
-                return PMPI_Ireduce(c.sendbuf, c.recvbuf, c.count, c.datatype, c.op, c.root, c.comm, s.request);
-            case Collective::allreduce:
-                return PMPI_Iallreduce(c.sendbuf, c.recvbuf, c.count, c.datatype, c.op, c.comm, s.request);
-            case Collective::reduce_scatter_block:
-                return PMPI_Ireduce_scatter_block(c.sendbuf, c.recvbuf, c.count, c.datatype, c.op, c.comm, s.request);
-        }
-    }
+    if (!s.persistent) return library_start(c.sendbuf, c, c.comm, s.request);
     auto pick = [](auto standard, auto extension) { return standard != nullptr ? standard : extension; };
     switch (c.collective) {
         case Collective::reduce:

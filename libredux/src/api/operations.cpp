@@ -102,20 +102,12 @@ Lines::~Lines() {
     }
 }
 
-int Lines::create(MPI_Comm parent) {
-    for (Line& line : lines_) {
-        REDUX_MPI(comm_dup_yielding(parent, &line.comm));
-        REDUX_MPI(PMPI_Comm_set_errhandler(line.comm, MPI_ERRORS_RETURN));
+void Lines::adopt(const MPI_Comm* comms) {
+    for (int i = 0; i < kLines; ++i) {
+        Line& line = lines_[i];
+        line.comm = comms[i];
+        if (line.comm != MPI_COMM_NULL) PMPI_Comm_set_errhandler(line.comm, MPI_ERRORS_RETURN);
     }
-    return MPI_SUCCESS;
-}
-
-int make_lines(CommState& state) {
-    if (state.lines) return MPI_SUCCESS;
-    auto lines = std::make_shared<Lines>();
-    REDUX_MPI(lines->create(state.comm));
-    state.lines = std::move(lines);
-    return MPI_SUCCESS;
 }
 
 MPI_Comm self_comm() {

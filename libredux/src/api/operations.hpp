@@ -15,9 +15,9 @@
 //
 // Messages: several operations may be in flight on one communicator, started in the same order on every rank
 // (MPI 4.0, 6.12) and finished in any order. Operation i on a communicator runs on line i mod kLines, a
-// communicator of its own duplicated from libredux's private one (make_lines), and starts once the line's previous
-// operation has ended at this rank. One line carries one operation at a time in the same order on every rank, as the
-// private communicator carries the blocking calls, so no message meets another operation's receive.
+// communicator of its own, duplicated with the communicator's state (create_comm_state), and starts once the line's
+// previous operation has ended at this rank. One line carries one operation at a time in the same order on every rank,
+// as the private communicator carries the blocking calls, so no message meets another operation's receive.
 #pragma once
 
 #include "api/comm_state.hpp"
@@ -45,8 +45,8 @@ public:
     Lines& operator=(const Lines&) = delete;
     ~Lines();
 
-    // Duplicates `parent` once per line: collective, blocking.
-    int create(MPI_Comm parent);
+    // Takes kLines communicators (duplicates of the user's, made with the communicator's state), errors returned.
+    void adopt(const MPI_Comm* comms);
     // The line the next operation started on the communicator runs on.
     int take() { return static_cast<int>(started_++ % kLines); }
     MPI_Comm comm(int line) const { return lines_[static_cast<size_t>(line)].comm; }
@@ -60,13 +60,6 @@ private:
     Line lines_[kLines];
     uint64_t started_ = 0;
 };
-
-// Makes `state`'s lines if it has none: collective over its private communicator, at the first call that plans a
-// key on it (api/route.cpp), since a nonblocking call may run only a key planned before and may not wait to make
-// them. The duplicates are made there, and not with MPI_Comm_idup at the first nonblocking call: Open MPI 4.1
-// fails (MPI_ERR_TRUNCATE in libnbc) when libredux's own collectives run on the parent while that idup is in
-// flight.
-int make_lines(CommState& state);
 
 // What an operation runs, copied from the key's plan at its making: plans may be evicted, operations live on.
 struct OperationPlan {

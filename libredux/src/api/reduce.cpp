@@ -6,7 +6,8 @@
 //   records  a call that repeats the calling thread's record of a communicator configured native, or of a key
 //            auto has settled on native, goes to the library's reduce at once (settled_native.hpp);
 //   route    every other call asks route() (route.cpp): the library's own reduce, a plan, or an error;
-//   run      the library's own reduce on the user's communicator, or run_plan() (run_plan.cpp): the plan's tree,
+//   run      the library's own reduce on the user's communicator (on a key's last first call started nonblocking,
+//            the key planned while it runs: plan_beside_library), or run_plan() (run_plan.cpp): the plan's tree,
 //            or under auto what its AutoSelect says for this call, which may again be the library's reduce;
 //   record   where route()'s answer may be cached for the next call (Route::configured_native; an auto key that
 //            now passes every call through), the thread's record takes it.
@@ -28,6 +29,7 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <utility>
 
 namespace redux {
 namespace {
@@ -45,22 +47,47 @@ thread_local SettledNative t_settled_native __attribute__((tls_model("initial-ex
 thread_local ConfiguredNative t_configured_native __attribute__((tls_model("initial-exec")));
 #endif
 
-// Runs `body` and turns the MPI error code it returns, or the exception it throws, into one call of `comm`'s
-// error handler; returns the code. The one place libredux calls an error handler.
+// Runs `body` and returns the MPI error code it returns, or the one for the exception it throws.
 template <typename Body>
-int guarded(MPI_Comm comm, Body&& body) noexcept {
-    int rc = MPI_ERR_INTERN;
+int caught(Body&& body) noexcept {
     try {
-        rc = body();
+        return body();
     } catch (const std::bad_alloc&) {
-        rc = MPI_ERR_NO_MEM;
+        return MPI_ERR_NO_MEM;
     } catch (const std::exception& e) {  // the planner's and simulator's invalid_argument, logic_error, ...
         std::fprintf(stderr, "libredux: internal error: %s\n", e.what());
     } catch (...) {
         std::fprintf(stderr, "libredux: internal error\n");
     }
+    return MPI_ERR_INTERN;
+}
+
+// An error code of libredux's own (not the library's on the user's communicator, which calls the handler itself)
+// becomes one call of `comm`'s error handler; returns the code. The one place libredux calls an error handler.
+int reported(MPI_Comm comm, int rc) {
     if (rc != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, rc);
     return rc;
+}
+
+// caught(), then reported().
+template <typename Body>
+int guarded(MPI_Comm comm, Body&& body) noexcept {
+    return reported(comm, caught(std::forward<Body>(body)));
+}
+
+// A key's last first call (Route::plan_beside): the library's own collective, started nonblocking on the user's
+// communicator, and the key planned on libredux's private one while it runs (route() asked again: collective, the
+// same call on every rank), so that the planning's messages, op timing and computing overlap the library's messages.
+// The library's collective completes before an error of the planning reaches the handler.
+int plan_beside_library(const void* sendbuf, const ReduceCall& call) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int rc = library_start(sendbuf, call, call.comm, &request);
+    if (rc != MPI_SUCCESS) return rc;
+    Route planned;
+    const int planning = caught([&] { return route(call, planned); });
+    const int done = PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    if (done != MPI_SUCCESS) return done;
+    return reported(call.comm, planning);
 }
 
 // Keeps route()'s answer for `call` in the thread's records where one may answer the next call.
@@ -121,6 +148,7 @@ ReduceCall make_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
     record(call, answer);
     if (answer.state != nullptr) return MPI_SUCCESS;
     if (info != nullptr) info->deciding = answer.first_call ? 1 : 0;
+    if (answer.plan_beside) return plan_beside_library(sendbuf, call);
     return library_reduce(sendbuf, call, comm);
 }
 

@@ -14,15 +14,15 @@
 //      settings every rank agrees on (rank 0's; comm_state.cpp), which can still say native.
 //   7. Everything else: the plan for the call's key (collective, root, count, type layout, commutativity,
 //      strategy, the call's costs), made and cached on first use (planning.cpp); under auto, after the key's
-//      first calls, which go to the library's own (native_before_planning, first_calls.cpp), unless the wisdom file
-//      holds the key's decision (wisdom.hpp): then at once, starting from it.
+//      first calls, which go to the library's own (native_before_planning, first_calls.cpp), the last of them with
+//      the key planned while the library's collective runs (the caller asks route() again for it), unless the
+//      wisdom file holds the key's decision (wisdom.hpp): then at once, starting from it.
 // MPI_Allreduce and MPI_Reduce_scatter_block take the same steps with root 0, their own buffer rules
 // (misplaced_buffers) and, for the latter, a whole vector (size x recvcount) that must fit an int.
 #include "api/route.hpp"
 
 #include "api/first_calls.hpp"
 #include "api/mpi_identity.h"
-#include "api/operations.hpp"
 #include "api/planning.hpp"
 #include "api/wisdom.hpp"
 #include "mpi/mpi_check.hpp"
@@ -117,11 +117,12 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
         REDUX_MPI(key_wisdom(state, key, call.op, wisdom));
     }
     // The library's own, on the user's communicator.
-    if (wisdom.entry == nullptr && native_before_planning(state, key)) {
-        route.first_call = true;
-        return MPI_SUCCESS;
+    if (wisdom.entry == nullptr) {
+        const FirstCall first = native_before_planning(state, key);
+        route.first_call = first != FirstCall::planned;
+        route.plan_beside = first == FirstCall::native_and_plan;
+        if (route.first_call) return MPI_SUCCESS;
     }
-    REDUX_MPI(make_lines(state));
     const bool in_place = call.sendbuf == MPI_IN_PLACE && (rank == call.root || call.collective != Collective::reduce);
     const void* own_data = in_place ? call.recvbuf : call.sendbuf;
     CachedPlan* cached = nullptr;

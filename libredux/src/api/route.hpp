@@ -63,6 +63,9 @@ struct Route {
     // The library's own reduce because the key is auto's and this is one of its first calls (native_before_planning,
     // first_calls.hpp): auto is still deciding.
     bool first_call = false;
+    // One of them, the last: route() asked again now makes the key's plan (collective), which the caller does while
+    // the library's own collective runs (reduce.cpp), so that the key's first planned call makes nothing.
+    bool plan_beside = false;
     std::optional<PlanRoute> made;  // the plan route made for this call where no recent call had one
 };
 
@@ -83,7 +86,8 @@ int route_known(const ReduceCall& call, Route& route);
 bool decided_by_auto(const ReduceCall& call);
 
 // The MPI library's own collective for `call`, with `sendbuf` (the call's, or a copy of the root's data) on `comm`:
-// the one place libredux calls PMPI_Reduce, PMPI_Allreduce or PMPI_Reduce_scatter_block for a call. On the user's
+// the one place libredux calls PMPI_Reduce, PMPI_Allreduce or PMPI_Reduce_scatter_block for a call (library_start
+// below their nonblocking forms). On the user's
 // communicator MPI reports an error through its handler itself; on libredux's private one (errors returned) the
 // caller's guard does.
 inline int library_reduce(const void* sendbuf, const ReduceCall& call, MPI_Comm comm) {
@@ -96,6 +100,20 @@ inline int library_reduce(const void* sendbuf, const ReduceCall& call, MPI_Comm 
             return PMPI_Reduce_scatter_block(sendbuf, call.recvbuf, call.count, call.datatype, call.op, comm);
     }
     return PMPI_Reduce(sendbuf, call.recvbuf, call.count, call.datatype, call.op, call.root, comm);
+}
+
+// library_reduce() started as the library's own nonblocking collective (PMPI_Ireduce, ...), for a call during which
+// libredux works on its private communicator; complete `request` with PMPI_Wait.
+inline int library_start(const void* sendbuf, const ReduceCall& call, MPI_Comm comm, MPI_Request* request) {
+    switch (call.collective) {
+        case Collective::reduce:
+            break;
+        case Collective::allreduce:
+            return PMPI_Iallreduce(sendbuf, call.recvbuf, call.count, call.datatype, call.op, comm, request);
+        case Collective::reduce_scatter_block:
+            return PMPI_Ireduce_scatter_block(sendbuf, call.recvbuf, call.count, call.datatype, call.op, comm, request);
+    }
+    return PMPI_Ireduce(sendbuf, call.recvbuf, call.count, call.datatype, call.op, call.root, comm, request);
 }
 
 // The library's own collective where the call's route is a plan (auto's native turns, and the calls of a key settled

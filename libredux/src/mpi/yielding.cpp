@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace redux {
 
@@ -139,11 +140,27 @@ int start_together_yielding(MPI_Comm comm, int root, double& start_s, const doub
     return MPI_SUCCESS;
 }
 
-int comm_dup_yielding(MPI_Comm comm, MPI_Comm* newcomm) {
-    if constexpr (kBlockingWaits) return PMPI_Comm_dup(comm, newcomm);  // SMPI 3.32 has no MPI_Comm_idup
-    MPI_Request request = MPI_REQUEST_NULL;
-    REDUX_MPI(PMPI_Comm_idup(comm, newcomm, &request));
-    return wait_internal(request);
+int comm_dup_yielding(MPI_Comm comm, MPI_Comm* newcomm) { return comm_dups_yielding(comm, newcomm, 1); }
+
+// The duplicates started together: their agreements on a context id run at once, so `count` of them take about the
+// time of one on a network with long latencies.
+int comm_dups_yielding(MPI_Comm comm, MPI_Comm* newcomms, int count) {
+    for (int i = 0; i < count; ++i) newcomms[i] = MPI_COMM_NULL;
+    if constexpr (kBlockingWaits) {  // SMPI 3.32 has no MPI_Comm_idup
+        for (int i = 0; i < count; ++i) REDUX_MPI(PMPI_Comm_dup(comm, &newcomms[i]));
+        return MPI_SUCCESS;
+    }
+    std::vector<MPI_Request> requests(static_cast<size_t>(count), MPI_REQUEST_NULL);
+    int rc = MPI_SUCCESS;
+    int started = 0;
+    for (; started < count && rc == MPI_SUCCESS; ++started) {
+        rc = PMPI_Comm_idup(comm, &newcomms[started], &requests[static_cast<size_t>(started)]);
+    }
+    for (int i = 0; i < started; ++i) {
+        const int done = wait_internal(requests[static_cast<size_t>(i)]);
+        if (rc == MPI_SUCCESS) rc = done;
+    }
+    return rc;
 }
 
 }  // namespace redux

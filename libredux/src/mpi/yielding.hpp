@@ -74,5 +74,7 @@ int barrier_yielding(MPI_Comm comm);
 constexpr int kStartValues = 4;
 int start_together_yielding(MPI_Comm comm, int root, double& start_s, const double* mine, double* largest, int count);
 int comm_dup_yielding(MPI_Comm comm, MPI_Comm* newcomm);
+// `count` duplicates of `comm`, into newcomms[0 .. count); on error some may have been made (the others null).
+int comm_dups_yielding(MPI_Comm comm, MPI_Comm* newcomms, int count);
 
 }  // namespace redux

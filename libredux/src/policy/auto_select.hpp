@@ -116,8 +116,9 @@ public:
     static constexpr double kDynamicMargin =
         0.9;  // in place: tree-dyn's median below 0.9x, mean below 1/0.9x the choice's
     // A key's first calls go to the library's own collective before the key is planned or tried (api/first_calls.hpp,
-    // native_before_planning): a key called once or twice (set-up, a check, a test of every count) costs nothing.
-    static constexpr int kNativeFirstCalls = 2;
+    // native_before_planning): a key called once or twice (set-up, a check, a test of every count) costs nothing; the
+    // third plans the key while the library's collective runs.
+    static constexpr int kNativeFirstCalls = 3;
     // Calls after a decision the first round made without the runners-up before the trials start again with them.
     static constexpr int kSecondLookCalls = 32;
     // The most calls before the last decision, whatever the trees and the trials: the first calls; a first round,
