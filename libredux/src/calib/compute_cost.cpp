@@ -8,15 +8,17 @@
 //
 // s starts at 1 and doubles until one application takes kTarget_s, or s reaches the elements available (at most
 // kMaxSampleBytes of them); when the first size already takes kTarget_s, the largest is timed too, so at least two
-// sizes are always measured (one when only one element is available). Each size is timed kRuns times, or until its
-// runs have taken kSizeBudget_s (an op of milliseconds: one or two runs), and the fastest run kept (noise only adds
-// time: a rank sharing its core can wake from a sleeping op a scheduler's time slice late, and did so on two runs of
-// three ranks on two cores). A least-squares line through
+// sizes are always measured (one when only one element is available). Each size is timed kRuns times and the
+// fastest run kept (noise only adds time: a rank sharing its core can wake from a sleeping op a scheduler's time
+// slice late, and did so on two runs of three ranks on two cores), or twice where the two agree within kAgree and
+// took kTarget_s (an op of milliseconds: the third run would cost as much as the two and tell nothing new; a
+// late run does not agree with one on time, and one run alone was seen 2.8x its op's cost under MPICH on two
+// cores). A least-squares line through
 // (s, time) gives c(n) = call_s + element_s n, both parts at least 0: an op has a cost per application (a library's
 // dispatch, a callback into another runtime, a sleeping op's wake-up) besides its cost per element, and a plan
 // that cuts the vector into pieces pays the first part once per piece.
-// Measuring costs at most about kRuns x 2 x kTarget_s plus two slow applications, or 2 x kSizeBudget_s plus two,
-// once per key.
+// Measuring costs at most about kRuns x 2 x kTarget_s plus 2 x kRuns slow applications (2 x 2 where they agree), once
+// per key.
 #include "calib/compute_cost.hpp"
 
 #include "mpi/mpi_check.hpp"
@@ -31,27 +33,29 @@ namespace {
 constexpr size_t kMaxSampleBytes = 64 * 1024;
 constexpr int kRuns = 3;
 constexpr double kTarget_s = 1e-3;
-constexpr double kSizeBudget_s = 2 * kTarget_s;
+constexpr double kAgree = 0.1;
 
 struct Sample {
     double elements = 0;
     double seconds = 0;
 };
 
-// Fastest of kRuns applications to `n` elements (fewer once they have taken kSizeBudget_s).
+// Fastest of kRuns applications to `n` elements, or of two that agree (module comment).
 int time_sample(const void* in_source, const void* inout_source, int n, MPI_Datatype datatype, MPI_Op op,
                 const ElementLayout& layout, ElementBuffer& in, ElementBuffer& inout, double& seconds) {
     std::vector<char> pack_scratch;
     REDUX_MPI(copy_elements(in_source, in.data(), n, datatype, layout, pack_scratch));
     seconds = std::numeric_limits<double>::infinity();
-    double spent = 0;
-    for (int run = 0; run < kRuns && spent < kSizeBudget_s; ++run) {
+    double largest = 0, spent = 0;
+    for (int run = 0; run < kRuns; ++run) {
         REDUX_MPI(copy_elements(inout_source, inout.data(), n, datatype, layout, pack_scratch));
         const double start = MPI_Wtime();
         REDUX_MPI(MPI_Reduce_local(in.data(), inout.data(), n, datatype, op));
         const double run_s = MPI_Wtime() - start;
         seconds = std::min(seconds, run_s);
+        largest = std::max(largest, run_s);
         spent += run_s;
+        if (run == 1 && spent >= kTarget_s && largest <= (1 + kAgree) * seconds) break;
     }
     return MPI_SUCCESS;
 }
