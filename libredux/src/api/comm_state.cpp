@@ -7,7 +7,6 @@
 #include "api/comm_state.hpp"
 
 #include "api/operations.hpp"
-
 #include "api/process_config.hpp"
 #include "api/wisdom.hpp"
 #include "mpi/mpi_check.hpp"
