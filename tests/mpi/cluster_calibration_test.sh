@@ -7,7 +7,8 @@
 # node pairs, measured on 3 nodes or more) within 30 % of the path's latency: 2 ms between the first two
 # nodes, 4 ms to the third (d of 8000 B, whose time on the wire adds 3 %). With several link classes, auto
 # also weighs the heterogeneous trees (Slowest-Node-First, hetero-greedy) under per-link costs; the driver
-# checks the results of every call.
+# checks the results of every call. A duplicate of the communicator then plans with the links and node pairs the
+# process holds (the report says "process" for both), not measured again.
 # Skips (exit 77) without root or without the cluster tools; CLUSTER_TOOLS overrides where they are. The
 # emulated latency comes from a user-space daemon: on a heavily loaded host the links themselves are slower
 # than configured, and the timing checks can miss (seen at load average 6 on 2 cores, and once in CI): they get
@@ -62,6 +63,15 @@ for a in range(3):
         if a != b:
             want = path[a] + path[b]
             assert abs(pairs[a][b] - want) <= 0.3 * want, f"d between nodes {a} and {b}: {pairs[a][b]} s, not {want} s"
+# The duplicate's plan (the report's first plan on another communicator: the first line with another source of d)
+# takes the pairs the process measured for MPI_COMM_WORLD, not a measurement of its own.
+lines = [json.loads(l) for l in open(sys.argv[2])]
+structure(report["node_pairs_source"] == "measured", f"the first plan's pairs: {report['node_pairs_source']}")
+later = [l for l in lines if l.get("event") == "new plan" and l["costs_source"] == "process"]
+structure(later, "no plan on the duplicate took the links this process knew")
+structure(all(l["node_pairs_source"] == "process" for l in later),
+          "the duplicate's pairs: " + ", ".join(l["node_pairs_source"] for l in later))
+structure(later[0]["node_pair_d_s"] == report["node_pair_d_s"], "the duplicate planned with other pair times")
 print("ok")
 PY
     return $?

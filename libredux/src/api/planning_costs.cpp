@@ -128,6 +128,7 @@ int make_costs(CommState& state, const PlanKey& key, const void* own_data, MPI_D
         costs.flight_s = std::min(slowest.flight_at(bytes), costs.transfer_s);
         costs.call_s = std::max(slowest.call_s, 0.0);
         report.costs_source = state.links.source;
+        report.node_pairs_source = state.links.pairs_source;
     }
     if (key.compute_s >= 0) {
         costs.compute_s = key.compute_s;

@@ -14,7 +14,8 @@
 //      ping-pong each of kPairBytes (8 B, 8, 32, 64 and 256 KiB: one warm-up, then kPairTrips); the fastest half
 //      round trips, one MPI_Allreduce, and every rank holds them: n - 1 rounds, each as long as its slowest pair's
 //      round trips. Kept in the calibration file with the links (an entry of the layout without them: measured, and
-//      the entry written again), and read from it with them.
+//      the entry written again), and read from it with them; a later communicator of the same nodes takes those
+//      this process holds (KnownLinks), in one broadcast, as it does those of the file.
 //   5. rank 0 writes the file with what was measured, if it may: only a missing file or libredux's own
 //      (calibration_file_replaceable; a C source, another program's JSON, a damaged or unreadable file is
 //      never replaced). store_calibration judges the file again when writing, and says why it did not.
@@ -44,7 +45,8 @@ namespace {
 
 constexpr int kPairTrips = 5;  // as the classes' small sizes: fewer leave the fastest slow on a loaded host
 
-// The link fits this process knows, by class: measured or read by any calibration in it, on any communicator.
+// The link fits this process knows, by class, and the times between its nodes' pairs: measured or read by any
+// calibration in it, on any communicator.
 class KnownLinks {
 public:
     LinkFits copy() const {
@@ -59,9 +61,19 @@ public:
         }
     }
 
+    NodePairTimes pairs() const {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return pairs_;
+    }
+    void remember_pairs(const NodePairTimes& pairs) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        pairs_ = pairs;
+    }
+
 private:
     mutable std::mutex mutex_;
     LinkFits fits_;
+    NodePairTimes pairs_;  // the last calibration's (another set of nodes replaces it)
 };
 
 KnownLinks g_known;
@@ -172,9 +184,10 @@ int read_file(MPI_Comm comm, int rank, const Topology& topology, const Calibrati
 }
 
 // Step 4 (module comment): `times` empty unless the communicator spans 3 .. kMaxPairNodes nodes; taken from
-// `file_pairs` (rank 0's, read from the calibration file) where they are of these nodes, else measured (`measured`).
-int node_pairs(MPI_Comm comm, int rank, const Topology& topology, const NodePairTimes& file_pairs, NodePairTimes& times,
-               bool& measured) {
+// `known_pairs` (rank 0's: read from the calibration file, or held by this process) where they are of these nodes,
+// else measured (`measured`).
+int node_pairs(MPI_Comm comm, int rank, const Topology& topology, const NodePairTimes& known_pairs,
+               NodePairTimes& times, bool& measured) {
     times = {};
     measured = false;
     std::vector<int32_t> ids;
@@ -184,13 +197,21 @@ int node_pairs(MPI_Comm comm, int rank, const Topology& topology, const NodePair
     const auto n = static_cast<int32_t>(ids.size());
     if (n < 3 || n > kMaxPairNodes) return MPI_SUCCESS;
     const auto cells = static_cast<size_t>(n) * static_cast<size_t>(n);
-    int from_file = rank == 0 && file_pairs.node_ids == ids ? 1 : 0;
-    REDUX_MPI(bcast_yielding(&from_file, 1, MPI_INT, 0, comm));
-    if (from_file != 0) {
+    // Rank 0's known times (the file's or this process's) for these nodes, if any, in one broadcast: a flag, then by
+    // size, then pair.
+    std::vector<double> sent(1 + kPairBytes.size() * cells, 0.0);
+    if (rank == 0 && known_pairs.node_ids == ids) {
+        sent[0] = 1;
+        for (size_t k = 0; k < kPairBytes.size(); ++k) {
+            std::copy(known_pairs.one_way_s[k].begin(), known_pairs.one_way_s[k].end(), sent.begin() + 1 + k * cells);
+        }
+    }
+    REDUX_MPI(bcast_yielding(sent.data(), static_cast<int>(sent.size()), MPI_DOUBLE, 0, comm));
+    if (sent[0] != 0) {
         times.node_ids = std::move(ids);
         for (size_t k = 0; k < kPairBytes.size(); ++k) {
-            times.one_way_s[k] = rank == 0 ? file_pairs.one_way_s[k] : std::vector<double>(cells, 0.0);
-            REDUX_MPI(bcast_yielding(times.one_way_s[k].data(), static_cast<int>(cells), MPI_DOUBLE, 0, comm));
+            const auto begin = sent.begin() + static_cast<std::ptrdiff_t>(1 + k * cells);
+            times.one_way_s[k].assign(begin, begin + static_cast<std::ptrdiff_t>(cells));
         }
         return MPI_SUCCESS;
     }
@@ -261,8 +282,12 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
         }
     }
     g_known.remember(topology.present, out.fits);
+    // The pairs: the file's where it was read, else those this process knows (another communicator's calibration).
+    if (file_pairs.node_ids.empty()) file_pairs = g_known.pairs();
     bool pairs_measured = false;
     REDUX_MPI(node_pairs(comm, rank, topology, file_pairs, out.pairs, pairs_measured));
+    if (!out.pairs.node_ids.empty()) g_known.remember_pairs(out.pairs);
+    out.pairs_source = out.pairs.node_ids.empty() ? "" : pairs_measured ? "measured" : out.source;
     // What was measured goes to the file (where the links came from the process, the file was not read).
     if (rank == 0 && !settings.file.empty() && may_store && (links_measured || pairs_measured)) {
         std::string error;

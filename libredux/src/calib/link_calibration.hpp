@@ -16,8 +16,9 @@ struct LinkCalibration {
     LinkFits fits;  // the classes the communicator has; the same on every rank
     NodePairTimes
         pairs;  // every pair of nodes, measured on 3 .. kMaxPairNodes nodes (else empty); the same on every rank
-    double seconds = 0;  // time this call spent (agreeing, reading, measuring), on this rank
-    std::string source;  // "process", "file" or "measured"
+    double seconds = 0;        // time this call spent (agreeing, reading, measuring), on this rank
+    std::string source;        // "process", "file" or "measured"
+    std::string pairs_source;  // the pairs': "process", "file", "measured", or empty (no pairs)
 };
 
 struct CalibrationSettings {

@@ -102,6 +102,7 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"calibration_s", r.calibration_s},
         {"planning_s", r.planning_s},
         {"node_pair_d_s", r.node_pair_d_s},
+        {"node_pairs_source", r.node_pairs_source},
         {"native_excluded",
          r.native_excluded.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.native_excluded)},
         {"wisdom", r.wisdom.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.wisdom)},

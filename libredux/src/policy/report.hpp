@@ -68,6 +68,7 @@ struct PlanReport {
     // d of this message between every two nodes, [from][to] by node in rank order of their lowest rank, where
     // calibration measured the node pairs (3 or more nodes); empty otherwise.
     std::vector<std::vector<double>> node_pair_d_s;
+    std::string node_pairs_source;  // where those came from: process, file, measured; empty without them
 };
 
 // One line, no newline; "event" is `what` ("new plan": a key's plan was made; "auto decision": auto chose
