@@ -192,7 +192,7 @@ struct CommState {
     bool wisdom_loaded = false;
     std::string wisdom_job;
     std::vector<WisdomEntry> wisdom;
-    // The communicators its nonblocking and persistent operations run on (api/operations.hpp), made on the first.
+    // The communicators its nonblocking and persistent operations run on (api/operations.hpp), made with the state.
     std::shared_ptr<Lines> lines;
 };
 

@@ -92,7 +92,7 @@ int library_call(const StartCall& s) {
 
 // Which of the key's trees the call runs, or -1 for the library's own call (the header says why).
 int chosen_tree(const Route& route) {
-    if (route.state == nullptr || !route.state->lines) return -1;
+    if (route.state == nullptr) return -1;
     if (route.plan->algorithm != REDUX_ALGORITHM_AUTO) return 0;
     const AutoSelect& select = route.plan->plan->auto_select;
     return select.decided() && select.choice() == AutoSelect::Run::planned ? select.tree() : -1;

@@ -183,13 +183,16 @@ int read_file(MPI_Comm comm, int rank, const Topology& topology, const Calibrati
     return MPI_SUCCESS;
 }
 
+// Where rank 0's known node pairs came from (node_pairs' broadcast carries it).
+enum class PairsFrom : int { none = 0, file = 1, process = 2 };
+
 // Step 4 (module comment): `times` empty unless the communicator spans 3 .. kMaxPairNodes nodes; taken from
-// `known_pairs` (rank 0's: read from the calibration file, or held by this process) where they are of these nodes,
-// else measured (`measured`).
-int node_pairs(MPI_Comm comm, int rank, const Topology& topology, const NodePairTimes& known_pairs,
-               NodePairTimes& times, bool& measured) {
+// `known_pairs` (rank 0's, read from the calibration file or held by this process: `from`) where they are of these
+// nodes, else measured. `source`: "file", "process", "measured", or empty without pairs; the same on every rank.
+int node_pairs(MPI_Comm comm, int rank, const Topology& topology, const NodePairTimes& known_pairs, PairsFrom from,
+               NodePairTimes& times, std::string& source) {
     times = {};
-    measured = false;
+    source.clear();
     std::vector<int32_t> ids;
     for (const RankPlace& place : topology.place) ids.push_back(place.node);
     std::sort(ids.begin(), ids.end());
@@ -197,11 +200,11 @@ int node_pairs(MPI_Comm comm, int rank, const Topology& topology, const NodePair
     const auto n = static_cast<int32_t>(ids.size());
     if (n < 3 || n > kMaxPairNodes) return MPI_SUCCESS;
     const auto cells = static_cast<size_t>(n) * static_cast<size_t>(n);
-    // Rank 0's known times (the file's or this process's) for these nodes, if any, in one broadcast: a flag, then by
-    // size, then pair.
+    // Rank 0's known times for these nodes, if any, in one broadcast: where they came from (PairsFrom), then by size,
+    // then pair.
     std::vector<double> sent(1 + kPairBytes.size() * cells, 0.0);
-    if (rank == 0 && known_pairs.node_ids == ids) {
-        sent[0] = 1;
+    if (rank == 0 && from != PairsFrom::none && known_pairs.node_ids == ids) {
+        sent[0] = static_cast<double>(from);
         for (size_t k = 0; k < kPairBytes.size(); ++k) {
             std::copy(known_pairs.one_way_s[k].begin(), known_pairs.one_way_s[k].end(), sent.begin() + 1 + k * cells);
         }
@@ -213,9 +216,10 @@ int node_pairs(MPI_Comm comm, int rank, const Topology& topology, const NodePair
             const auto begin = sent.begin() + static_cast<std::ptrdiff_t>(1 + k * cells);
             times.one_way_s[k].assign(begin, begin + static_cast<std::ptrdiff_t>(cells));
         }
+        source = sent[0] == static_cast<double>(PairsFrom::file) ? "file" : "process";
         return MPI_SUCCESS;
     }
-    measured = true;
+    source = "measured";
     std::vector<double> mine(kPairBytes.size() * cells, 0.0), all(mine.size(), 0.0);              // by size, then pair
     const auto me = static_cast<int32_t>(std::find(ids.begin(), ids.end(), rank) - ids.begin());  // n: not a leader
     std::vector<char> buffer;
@@ -255,11 +259,11 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
     int rank = 0;
     REDUX_MPI(MPI_Comm_rank(comm, &rank));
     bool done = false, may_store = false;
-    NodePairTimes file_pairs;
+    NodePairTimes known_pairs;
     REDUX_MPI(agree_on_known(comm, topology, out.fits, done));
     out.source = "process";
     if (!done) {
-        REDUX_MPI(read_file(comm, rank, topology, settings, out.fits, file_pairs, done, may_store));
+        REDUX_MPI(read_file(comm, rank, topology, settings, out.fits, known_pairs, done, may_store));
         out.source = "file";
     }
     const bool links_measured = !done;
@@ -282,12 +286,16 @@ int calibrate_links(MPI_Comm comm, const Topology& topology, const CalibrationSe
         }
     }
     g_known.remember(topology.present, out.fits);
-    // The pairs: the file's where it was read, else those this process knows (another communicator's calibration).
-    if (file_pairs.node_ids.empty()) file_pairs = g_known.pairs();
-    bool pairs_measured = false;
-    REDUX_MPI(node_pairs(comm, rank, topology, file_pairs, out.pairs, pairs_measured));
+    // The pairs rank 0 knows (node_pairs reads only its): the file's where it read them, else those this process
+    // holds (another communicator's calibration).
+    PairsFrom from = known_pairs.node_ids.empty() ? PairsFrom::none : PairsFrom::file;
+    if (rank == 0 && from == PairsFrom::none) {
+        known_pairs = g_known.pairs();
+        if (!known_pairs.node_ids.empty()) from = PairsFrom::process;
+    }
+    REDUX_MPI(node_pairs(comm, rank, topology, known_pairs, from, out.pairs, out.pairs_source));
+    const bool pairs_measured = out.pairs_source == "measured";
     if (!out.pairs.node_ids.empty()) g_known.remember_pairs(out.pairs);
-    out.pairs_source = out.pairs.node_ids.empty() ? "" : pairs_measured ? "measured" : out.source;
     // What was measured goes to the file (where the links came from the process, the file was not read).
     if (rank == 0 && !settings.file.empty() && may_store && (links_measured || pairs_measured)) {
         std::string error;
