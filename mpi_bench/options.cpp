@@ -113,14 +113,17 @@ const std::vector<KnownAlgorithm>& known_algorithms() {
 }
 
 // Where an algorithm of REDUX_FAMILY_ALGORITHMS applies, as redux/algorithms.h documents them: recursive doubling
-// to allreduce, reduce-scatter (recursive halving) to every collective (for reduce: Rabenseifner's reduce).
+// to allreduce, the ring to allreduce and reduce_scatter_block, reduce-scatter (recursive halving) to every
+// collective (for reduce: Rabenseifner's reduce).
 bool family_applies(redux_algorithm algorithm, Collective collective) {
     if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING) return collective == Collective::allreduce;
+    if (algorithm == REDUX_ALGORITHM_RING) return collective != Collective::reduce;
     return true;
 }
 
 std::string family_collectives(redux_algorithm algorithm) {
     if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING) return "--collective allreduce only";
+    if (algorithm == REDUX_ALGORITHM_RING) return "--collective allreduce and reduce_scatter_block only";
     return "every collective";
 }
 
@@ -330,7 +333,8 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
                            return !a.needs.empty() && a.needs != "always" && a.needs != "family";
                        }) +
                        " (trees from libredux's calibrated per-link costs, on several nodes or packages; elsewhere "
-                       "they run the optimal tree); recursive-doubling (allreduce), reduce-scatter (every "
+                       "they run the optimal tree); recursive-doubling (allreduce), ring (allreduce, "
+                       "reduce_scatter_block; commutative ops, else reduce-scatter runs), reduce-scatter (every "
                        "collective; for reduce, Rabenseifner's reduce)")
         ->type_name("LIST");
     app.add_option("--sizes", sizes_text,

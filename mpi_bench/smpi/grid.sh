@@ -22,7 +22,8 @@
 #   c = 0 (MPI_SUM; not commutative: spin:0 --noncommutative) and c = d (spin:NS, NS per element = d / count
 #   rounded: 8 B 2006 ns, 64 KiB 7 ns (c = 1.05 d), 4 MiB 6 ns (c = 0.94 d)), commutative and not;
 #   algorithms: native, optimal, fibonacci, binomial, chain, binary, ksss, two-tree, reduce-scatter, tree-dyn,
-#   auto (+ recursive-doubling for allreduce). tree-dyn is reduce's only: the other collectives plan the model's
+#   auto (+ recursive-doubling for allreduce, ring for allreduce and reduce_scatter_block: not commutative, it runs
+#   reduce-scatter). tree-dyn is reduce's only: the other collectives plan the model's
 #   tree for it. auto is left out at 4 MiB on 64 ranks (its trials take several minutes of simulation per job).
 #   snf, hetero-greedy, two-level and multi-tree plan the optimal tree on a one-class platform, so they are run
 #   on the racks platform instead: platform.py racks 8 4 (links of 4 kinds), c = 0 commutative, 8 B, 64 KiB,
@@ -65,6 +66,7 @@ ns_for() { python3 -c "b = $1; print(max(1, round((2e-6 + b * 8 / 10e9) * 1e9 / 
 algorithms_for() {  # COLLECTIVE: the homo grid's list
     local list="native,optimal,fibonacci,binomial,chain,binary,ksss,two-tree,reduce-scatter,tree-dyn"
     [[ $1 != allreduce ]] || list="${list},recursive-doubling"
+    [[ $1 == reduce ]] || list="${list},ring"
     echo "${list}"
 }
 

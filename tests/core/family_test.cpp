@@ -387,6 +387,35 @@ TEST(FamilyPrediction, RecursiveDoublingHandWorked) {
     EXPECT_NEAR(predict_recursive_doubling(FamilyShape(8), make_costs(1.0, 0.5), 0.25), 3 * 1.5, kEps);
 }
 
+TEST(FamilyPrediction, RingHandWorked) {
+    // p = 4, one piece per block, no latency, d = c = 1: each step moves and folds a quarter in turn.
+    const Costs unit = make_costs(1.0, 1.0);
+    EXPECT_NEAR(predict_ring(4, unit, 0.0, {}, Collective::reduce_scatter_block), 3 * (0.25 + 0.25), kEps);
+    EXPECT_NEAR(predict_ring(4, unit, 0.0, {}, Collective::allreduce), 3 * (0.25 + 0.25) + 3 * 0.25, kEps);
+    // A latency of 0.1 within d: a quarter moves in 0.1 + 0.25 (1 - 0.1).
+    const double quarter = 0.1 + 0.25 * 0.9;
+    EXPECT_NEAR(predict_ring(4, unit, 0.1, {}, Collective::allreduce), 3 * (quarter + 0.25) + 3 * quarter, kEps);
+    EXPECT_NEAR(predict_ring(1, unit, 0.1, {}, Collective::allreduce), 0.0, kEps);
+}
+
+TEST(FamilyPrediction, RingInPiecesReachesTheBandwidthBound) {
+    // 8 MiB on 8 ranks: 1 MiB blocks, several pieces each. With no latency and no op a rank's link never waits: it
+    // moves 2 (p - 1)/p of the vector, the bound of any allreduce (recursive halving's volume).
+    const HalvingPieces pieces{8 << 20, 0, 0, 0};
+    ASSERT_GT(family_pieces(1 << 20), 1);
+    EXPECT_NEAR(predict_ring(8, make_costs(1.0, 0.0), 0.0, pieces, Collective::allreduce), 2.0 * 7 / 8, 1e-9);
+    // With an op as costly as the transfers, the folds hide under them (and they under the folds), but for one
+    // piece's: well under one piece per block, never under the work of either.
+    const double one_piece = predict_ring(8, make_costs(1.0, 1.0), 0.0, {}, Collective::reduce_scatter_block);
+    const double pieced = predict_ring(8, make_costs(1.0, 1.0), 0.0, pieces, Collective::reduce_scatter_block);
+    EXPECT_NEAR(one_piece, 7 * (1.0 / 8 + 1.0 / 8), kEps);
+    EXPECT_LT(pieced, 0.6 * one_piece);
+    EXPECT_GE(pieced, 7.0 / 8 - kEps);
+    // Against recursive halving at a power of two, with the op's cost: the ring moves as much, and overlaps it.
+    EXPECT_LT(pieced, predict_reduce_scatter(FamilyShape(8), make_costs(1.0, 1.0), 0.0, {8 << 20, 0, 0, 0},
+                                             Collective::reduce_scatter_block));
+}
+
 TEST(FamilyPrediction, ReduceScatterHandWorked) {
     const Costs unit = make_costs(1.0, 1.0);
     // p = 8, one piece, no latency. Halving: (d + c) (1/2 + 1/4 + 1/8) = 1.75. Allgather: d (1/8 + 1/4 + 1/2) =
@@ -680,7 +709,8 @@ TEST(FamilyPieces, OnePerPieceBytesBetweenOneAndTheMost) {
 }
 
 TEST(FamilyNames, NamesAndValuesRoundTrip) {
-    for (FamilyAlgorithm algorithm : {FamilyAlgorithm::recursive_doubling, FamilyAlgorithm::reduce_scatter}) {
+    for (FamilyAlgorithm algorithm :
+         {FamilyAlgorithm::recursive_doubling, FamilyAlgorithm::reduce_scatter, FamilyAlgorithm::ring}) {
         SCOPED_TRACE(std::string(family_name(algorithm)));
         EXPECT_EQ(parse_family(family_name(algorithm)), algorithm);
         EXPECT_EQ(family_of(public_family(algorithm)), algorithm);
@@ -693,11 +723,12 @@ TEST(FamilyNames, NamesAndValuesRoundTrip) {
     EXPECT_EQ(REDUX_ALGORITHM_RECURSIVE_DOUBLING, 16);  // ABI
     EXPECT_EQ(REDUX_ALGORITHM_REDUCE_SCATTER, 17);
     EXPECT_EQ(REDUX_ALGORITHM_TREE_DYN, 18);
+    EXPECT_EQ(REDUX_ALGORITHM_RING, 19);
     EXPECT_EQ(parse_family("recursive_doubling"), FamilyAlgorithm::recursive_doubling);  // '_' for '-'
     EXPECT_EQ(parse_family("reduce_scatter"), FamilyAlgorithm::reduce_scatter);
     EXPECT_EQ(parse_family("tree_dyn"), FamilyAlgorithm::tree_dyn);
     for (const char* name :
-         {"", "tree", "auto", "native", "optimal", "ring", "Recursive-Doubling", "reduce-scatter "}) {
+         {"", "tree", "auto", "native", "optimal", "Ring", "Recursive-Doubling", "reduce-scatter "}) {
         EXPECT_FALSE(parse_family(name).has_value()) << '"' << name << '"';
     }
     // The names redux/algorithms.h gives them.
@@ -715,7 +746,7 @@ TEST(FamilyNames, NamesAndValuesRoundTrip) {
 TEST(FamilyNames, EveryOtherAlgorithmValueIsNoFamily) {
     for (int value = -2; value <= 64; ++value) {
         if (value == REDUX_ALGORITHM_RECURSIVE_DOUBLING || value == REDUX_ALGORITHM_REDUCE_SCATTER ||
-            value == REDUX_ALGORITHM_TREE_DYN) {
+            value == REDUX_ALGORITHM_TREE_DYN || value == REDUX_ALGORITHM_RING) {
             continue;
         }
         EXPECT_FALSE(family_of(value).has_value()) << "value " << value;

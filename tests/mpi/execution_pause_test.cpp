@@ -40,6 +40,8 @@ std::vector<Case> cases() {
             {"halving allreduce", FamilyAlgorithm::reduce_scatter, Collective::allreduce, 1},
             {"halving reduce-scatter-block", FamilyAlgorithm::reduce_scatter, Collective::reduce_scatter_block, 1},
             {"halving reduce", FamilyAlgorithm::reduce_scatter, Collective::reduce, 1},
+            {"ring allreduce", FamilyAlgorithm::ring, Collective::allreduce, 1},
+            {"ring reduce-scatter-block", FamilyAlgorithm::ring, Collective::reduce_scatter_block, 1},
             {"tree-dyn", FamilyAlgorithm::tree_dyn, Collective::reduce, 1}};
 }
 

@@ -103,7 +103,7 @@ TEST(WriteBounds, RepeatedCalls) {
     uint64_t seed = 4000;
     for (CollectiveKind kind : kKinds) {
         for (redux_algorithm algorithm : {REDUX_ALGORITHM_AUTO, REDUX_ALGORITHM_OPTIMAL, REDUX_ALGORITHM_TWO_TREE,
-                                          REDUX_ALGORITHM_REDUCE_SCATTER}) {
+                                          REDUX_ALGORITHM_REDUCE_SCATTER, REDUX_ALGORITHM_RING}) {
             for (int repeat = 0; repeat < 6; ++repeat) {
                 CollectiveCall call;
                 call.kind = kind;

@@ -1,7 +1,7 @@
 // Planning an MPI_Allreduce or an MPI_Reduce_scatter_block (plan/family.hpp): a reduction along the tree plan
 // selection chooses, then the result spread from rank 0 down that tree (spread_role), or recursive halving, or
-// recursive doubling, each with its prediction; under auto all of them, fastest predicted first, for auto to
-// measure against the MPI library's own collective.
+// recursive doubling, or the ring, each with its prediction; under auto all of them, fastest predicted first, for auto
+// to measure against the MPI library's own collective.
 #include "api/plan_family.hpp"
 
 #include "api/planning_costs.hpp"
@@ -53,8 +53,9 @@ SpreadRole spread_role(const Plan& plan, int ranks, int rank, int& depth, int& f
 
 // MPI_Allreduce and MPI_Reduce_scatter_block: the trees and algorithms `key` may run, predicted and ranked
 // (plan/family.hpp). A tree strategy asked for: its tree; a family algorithm asked for: it (recursive doubling
-// does not apply to a reduce-scatter-block: recursive halving instead); auto: the model's tree, recursive
-// halving and (allreduce) recursive doubling, fastest predicted first, measured against the library's own.
+// does not apply to a reduce-scatter-block, nor the ring to a non-commutative op: recursive halving instead); auto:
+// the model's tree, recursive halving, (allreduce) recursive doubling and (commutative, 3 ranks or more) the ring,
+// fastest predicted first, measured against the library's own.
 void plan_family(const CommState& state, const PlanKey& key, const Costs& costs, CachedPlan& cached) {
     const int64_t least_piece_bytes = cached.op_piece_bytes;
     PlanKey tree_key = key;
@@ -65,7 +66,8 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
     const int64_t bytes = static_cast<int64_t>(key.type_size) * tree_key.count;
     std::vector<PlannedTree> trees;
     std::optional<FamilyAlgorithm> asked = family_of(key.algorithm);
-    if (asked == FamilyAlgorithm::recursive_doubling && key.collective == Collective::reduce_scatter_block) {
+    if ((asked == FamilyAlgorithm::recursive_doubling && key.collective == Collective::reduce_scatter_block) ||
+        (asked == FamilyAlgorithm::ring && !key.commutative)) {
         asked = FamilyAlgorithm::reduce_scatter;
     }
     const bool automatic = key.algorithm == REDUX_ALGORITHM_AUTO;
@@ -93,16 +95,25 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
         PlannedTree tree;
         tree.family = algorithm;
         tree.flight_bytes = halving.flight_bytes;
-        tree.predicted_s = (algorithm == FamilyAlgorithm::recursive_doubling
-                                ? predict_recursive_doubling(shape, costs, input.latency_s)
-                                : predict_reduce_scatter(shape, costs, input.latency_s, halving, key.collective)) +
-                           costs.call_s;
+        switch (algorithm) {
+            case FamilyAlgorithm::recursive_doubling:
+                tree.predicted_s = predict_recursive_doubling(shape, costs, input.latency_s);
+                break;
+            case FamilyAlgorithm::ring:
+                tree.predicted_s = predict_ring(state.size, costs, input.latency_s, halving, key.collective);
+                break;
+            default:
+                tree.predicted_s = predict_reduce_scatter(shape, costs, input.latency_s, halving, key.collective);
+                break;
+        }
+        tree.predicted_s += costs.call_s;
         trees.push_back(std::move(tree));
     };
     if (asked && !automatic && !dynamic) add(*asked);
     if (automatic) {
         add(FamilyAlgorithm::reduce_scatter);
         if (key.collective == Collective::allreduce) add(FamilyAlgorithm::recursive_doubling);
+        if (key.commutative && state.size >= 3) add(FamilyAlgorithm::ring);
         std::stable_sort(trees.begin(), trees.end(),
                          [](const PlannedTree& a, const PlannedTree& b) { return a.predicted_s < b.predicted_s; });
     }

@@ -1,4 +1,4 @@
-// The exchange schedules of recursive doubling, recursive halving and a tree's spread (exchanges.hpp), with
+// The exchange schedules of recursive doubling, recursive halving, the ring and a tree's spread (exchanges.hpp), with
 // libredux's private communicator's tags tags::kFamily and tags::kSpread. Each phase (a step of the exchange,
 // the pairs' first or last transfer) starts once the one before it is complete; within a phase the steps say what
 // they wait for.
@@ -230,6 +230,86 @@ void build_reduce_scatter(const ExecCall& call, int64_t least_piece_bytes, int64
         case Collective::reduce_scatter_block:
             scatter_blocks(call, shape, goes_on, lo, b);
             return;
+    }
+}
+
+// The ring's steps at this rank (plan/family.hpp): `rounds` steps, the first p - 1 reduce-scatter's (a block's partial
+// received into vector0 and folded into the accumulator), the rest the allgather's (received into recvbuf). Every
+// step's block is cut into its pieces as both neighbours cut it. Step s's piece j leaves once piece j of step s - 1 is
+// folded (or, in the allgather, has arrived), and once piece j - window of step s has come from the left neighbour,
+// which by symmetry is about when this rank's own reached the right one. A step's receives are posted with the sends
+// of the step before; the reduce-scatter's go to distinct blocks of vector0, each allgather's to recvbuf once the
+// reduce-scatter's send from the same place is complete.
+void build_ring(const ExecCall& call, int64_t least_piece_bytes, int64_t flight_bytes,
+                std::vector<ScheduleStep>& steps) {
+    const int p = call.size, r = call.rank;
+    const int right = (r + 1) % p, left = (r + p - 1) % p;
+    const bool allreduce = call.collective == Collective::allreduce;
+    const Where acc = accumulator(call);
+    const int64_t total = call.total();
+    const int folds = p - 1;  // reduce-scatter steps; the allgather's, as many, follow (allreduce)
+    const int rounds = allreduce ? 2 * folds : folds;
+    auto block_begin = [&](int k) {
+        return allreduce ? even_block_begin(total, p, k) : static_cast<int64_t>(k) * call.count;
+    };
+    auto bytes_of = [&](int k) { return (block_begin(k + 1) - block_begin(k)) * call.layout.type_size; };
+    auto pieces_of = [&](int k) { return family_pieces(bytes_of(k), least_piece_bytes); };
+    auto piece = [&](int k, int j) { return piece_begin(block_begin(k), block_begin(k + 1), pieces_of(k), j); };
+    auto block = [&](int shift) { return ((r + shift) % p + p) % p; };
+    // Step s sends block sent(s) and receives block got(s) = sent(s + 1): reduce-scatter step s sends r - s - 1 (its
+    // own data at s = 0, the partial it folded since) and ends with block r; allgather step a sends r - a.
+    auto sent = [&](int s) { return s < folds ? block(-s - 1) : block(-(s - folds)); };
+    auto got = [&](int s) { return s < folds ? block(-s - 2) : block(-(s - folds) - 1); };
+    std::vector<int32_t> receive_at(static_cast<size_t>(rounds), -1), send_at(static_cast<size_t>(rounds), -1),
+        fold_at(static_cast<size_t>(folds), -1);
+    Builder b(steps);
+    if (!(acc == Where::recvbuf && call.in_place)) b.copy(Where::input, acc, 0, total);
+    b.phase();
+    auto receive_step = [&](int s) {
+        receive_at[static_cast<size_t>(s)] = static_cast<int32_t>(steps.size());
+        const int k = got(s);
+        for (int j = 0; j < pieces_of(k); ++j) {
+            if (s < folds) {
+                b.receive(Where::vector0, piece(k, j), piece(k, j + 1), left, tags::kFamily);
+            } else {  // into recvbuf, once reduce-scatter step s - folds has sent its partial from there
+                b.receive(Where::recvbuf, piece(k, j), piece(k, j + 1), left, tags::kFamily,
+                          send_at[static_cast<size_t>(s - folds)] + j);
+            }
+        }
+    };
+    auto send_step = [&](int s) {
+        send_at[static_cast<size_t>(s)] = static_cast<int32_t>(steps.size());
+        const int k = sent(s), n = pieces_of(k), arriving = pieces_of(got(s));
+        const int window = family_window(flight_bytes, std::max<int64_t>(bytes_of(k) / n, 1));
+        // what piece j of this step waits for: its fold the step before, or its arrival then (allgather)
+        const int32_t data = s == 0       ? -1
+                             : s <= folds ? fold_at[static_cast<size_t>(s - 1)]
+                                          : receive_at[static_cast<size_t>(s - 1)];
+        for (int j = 0; j < n; ++j) {
+            const int32_t paced =
+                j < window ? -1 : receive_at[static_cast<size_t>(s)] + std::min(j - window, arriving - 1);
+            b.send(acc, piece(k, j), piece(k, j + 1), right, tags::kFamily, data < 0 ? -1 : data + j, paced);
+        }
+    };
+    // Each step's receives are posted a step ahead of its sends.
+    for (int s = 0; s < rounds; ++s) {
+        if (s == 0) receive_step(0);
+        // (with two ranks the allgather's first receive waits for the send made just before it)
+        const bool ahead = s + 1 < rounds && (s + 1 < folds || send_at[static_cast<size_t>(s + 1 - folds)] >= 0);
+        if (ahead) receive_step(s + 1);
+        send_step(s);
+        if (!ahead && s + 1 < rounds) receive_step(s + 1);
+        if (s >= folds) continue;
+        fold_at[static_cast<size_t>(s)] = static_cast<int32_t>(steps.size());
+        const int k = got(s);
+        for (int j = 0; j < pieces_of(k); ++j) {
+            b.fold(Where::vector0, acc, piece(k, j), piece(k, j + 1), false, receive_at[static_cast<size_t>(s)] + j);
+        }
+    }
+    if (!allreduce) {  // this rank's block, reduced, out of the accumulator
+        b.phase();
+        const int64_t begin = block_begin(r);
+        b.copy(acc, Where::recvbuf, begin, begin + call.count, -begin);
     }
 }
 

@@ -1,7 +1,8 @@
 // The executor's entry (execution.hpp). A call runs in parts, one at a time:
 //   - a reduction tree (MPI_Reduce's, or an allreduce's or reduce-scatter-block's first phase, to rank 0): the
 //     lanes of lanes.cpp;
-//   - an exchange schedule (schedule.hpp): recursive doubling or halving, or the tree's second phase, built by
+//   - an exchange schedule (schedule.hpp): recursive doubling or halving, the ring, or the tree's second phase, built
+//   by
 //     exchanges.cpp once per call shape and kept in the workspace;
 //   - tree-dyn (tree_dyn.hpp).
 // progress() steps the part that runs and moves to the next part when it is done. Waiting happens in one place,
@@ -36,6 +37,7 @@ int Execution::start(const ExecPlan& plan, const ExecCall& call, Workspace& work
             return start_tree();
         case FamilyAlgorithm::recursive_doubling:
         case FamilyAlgorithm::reduce_scatter:
+        case FamilyAlgorithm::ring:
             return start_schedule();
         case FamilyAlgorithm::tree_dyn:
             part_ = Part::tree_dyn;
@@ -92,13 +94,15 @@ int Execution::start_schedule() {
             build_spread(call, *plan_->spread, state.steps);
         } else if (plan_->algorithm == FamilyAlgorithm::recursive_doubling) {
             build_recursive_doubling(call, state.steps);
+        } else if (plan_->algorithm == FamilyAlgorithm::ring) {
+            build_ring(call, plan_->least_piece_bytes, plan_->flight_bytes, state.steps);
         } else {
             build_reduce_scatter(call, plan_->least_piece_bytes, plan_->flight_bytes, state.steps);
         }
         state.key = key;
         state.built = true;
     }
-    // Recursive doubling and halving: the partner's data and (not an allreduce) the accumulator; a tree's
+    // Recursive doubling, halving and the ring: the data received and (not an allreduce) the accumulator; a tree's
     // spread of a reduce-scatter-block: rank 0's result, made by start_tree.
     const int vectors = spread ? (call.collective == Collective::reduce_scatter_block && call.rank == 0 ? 1 : 0) : 2;
     static const std::vector<void*> kNone;

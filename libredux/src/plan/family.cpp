@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace redux {
 
@@ -35,6 +36,8 @@ std::optional<FamilyAlgorithm> family_of(int algorithm) {
             return FamilyAlgorithm::reduce_scatter;
         case REDUX_ALGORITHM_TREE_DYN:
             return FamilyAlgorithm::tree_dyn;
+        case REDUX_ALGORITHM_RING:
+            return FamilyAlgorithm::ring;
         default:
             return std::nullopt;
     }
@@ -44,6 +47,7 @@ std::optional<FamilyAlgorithm> parse_family(std::string_view name) {
     if (name == "recursive-doubling" || name == "recursive_doubling") return FamilyAlgorithm::recursive_doubling;
     if (name == "reduce-scatter" || name == "reduce_scatter") return FamilyAlgorithm::reduce_scatter;
     if (name == "tree-dyn" || name == "tree_dyn") return FamilyAlgorithm::tree_dyn;
+    if (name == "ring") return FamilyAlgorithm::ring;
     return std::nullopt;
 }
 
@@ -55,6 +59,8 @@ std::string_view family_name(FamilyAlgorithm algorithm) {
             return "reduce-scatter";
         case FamilyAlgorithm::tree_dyn:
             return "tree-dyn";
+        case FamilyAlgorithm::ring:
+            return "ring";
         case FamilyAlgorithm::tree:
             break;
     }
@@ -67,6 +73,8 @@ redux_algorithm public_family(FamilyAlgorithm algorithm) {
             return REDUX_ALGORITHM_RECURSIVE_DOUBLING;
         case FamilyAlgorithm::tree_dyn:
             return REDUX_ALGORITHM_TREE_DYN;
+        case FamilyAlgorithm::ring:
+            return REDUX_ALGORITHM_RING;
         case FamilyAlgorithm::reduce_scatter:
         case FamilyAlgorithm::tree:
             break;
@@ -159,6 +167,37 @@ double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, doub
         t += move(costs, latency_s, (shape.extra > 0 ? 2.0 : 1.0) / shape.ranks);
     }
     return t;
+}
+
+double predict_ring(int32_t ranks, const Costs& costs, double latency_s, const HalvingPieces& pieces,
+                    Collective collective) {
+    const int32_t p = std::max(ranks, 1);
+    // The largest block: one element more than the smallest where p does not divide the vector (allreduce).
+    const auto n = static_cast<double>(pieces.elements);
+    const double block = n > 0 ? std::ceil(n / p - 1e-9) / n : 1.0 / p;
+    const auto block_bytes = static_cast<int64_t>(static_cast<double>(pieces.bytes) * block);
+    const int32_t k = family_pieces(block_bytes, pieces.least_piece_bytes);
+    const int32_t window = family_window(pieces.flight_bytes, std::max<int64_t>(block_bytes / k, 1));
+    const double piece_move = move(costs, latency_s, block / k) - latency_s;
+    const double piece_fold = fold(costs, block / k);
+    const int32_t folds = p - 1, rounds = collective == Collective::allreduce ? 2 * folds : folds;
+    // By symmetry a piece reaches this rank from the left when this rank's own of the same step reaches the right.
+    std::vector<double> ready(static_cast<size_t>(k), 0.0), arrived(static_cast<size_t>(k), 0.0);
+    double link = 0, core = 0, end = 0;
+    for (int32_t s = 0; s < rounds; ++s) {
+        for (size_t j = 0; j < ready.size(); ++j) {
+            double start = std::max(ready[j], link);
+            if (j >= static_cast<size_t>(window)) start = std::max(start, arrived[j - static_cast<size_t>(window)]);
+            link = start + piece_move;
+            arrived[j] = link + latency_s;
+        }
+        for (size_t j = 0; j < ready.size(); ++j) {
+            if (s < folds) core = std::max(core, arrived[j]) + piece_fold;
+            ready[j] = s < folds ? core : arrived[j];
+            end = std::max(end, ready[j]);
+        }
+    }
+    return end;
 }
 
 double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const Costs& costs, double latency_s,

@@ -13,6 +13,15 @@
 // doubling: the groups that have folded together are intervals of ranks, so any op is folded in order). The
 // vector is cut into P blocks; q's interval of blocks halves at each step, q keeping the lower half when bit s of
 // q is 0. After the last step q holds the reduced block bit_reverse(q). Allgather undoes the steps in reverse.
+//
+// The ring, for commutative ops: rank r sends to r + 1 and receives from r - 1 (mod p) at every step, any p. The
+// vector is cut into p blocks (allreduce: near-equal; reduce-scatter-block: the ranks' blocks). Reduce-scatter step
+// s = 0 .. p - 2: r sends block r - s - 1 (mod p; its own data at s = 0, else the partial it folded the step before)
+// and receives and folds block r - s - 2; after the last, r holds block r reduced. Allreduce then gathers, step a =
+// 0 .. p - 2: r sends block r - a and receives block r - a - 1. Block b is folded in the order b + 1, b + 2, .., b:
+// not the ranks' order, hence commutative ops only. A rank moves 2 (p - 1)/p of the vector and folds (p - 1)/p
+// (recursive halving's volume, at any p) for 2 (p - 1) latencies. Each block goes in pieces, a piece leaving once the
+// step before has folded it, so a piece's transfer overlaps the fold of the one before it, and across steps.
 #pragma once
 
 #include "model/costs.hpp"
@@ -30,8 +39,8 @@ enum class Collective : uint8_t { reduce, allreduce, reduce_scatter_block };
 
 // What runs a family call (PlannedTree::family): a reduction tree of the plan (then a broadcast down the same
 // tree, or a scatter from the root), recursive doubling, or recursive halving (then an allgather); and MPI_Reduce's
-// tree-dyn, whose pairs are chosen at run time.
-enum class FamilyAlgorithm : uint8_t { tree, recursive_doubling, reduce_scatter, tree_dyn };
+// tree-dyn, whose pairs are chosen at run time; and the ring (commutative ops: see below).
+enum class FamilyAlgorithm : uint8_t { tree, recursive_doubling, reduce_scatter, tree_dyn, ring };
 
 // The public values and names of the non-tree algorithms (REDUX_FAMILY_ALGORITHMS, redux/algorithms.h).
 std::optional<FamilyAlgorithm> family_of(int algorithm);  // nullopt for every other value
@@ -84,9 +93,9 @@ struct FamilyShape {
 // Where block b of `blocks` begins in a vector of `elements` (allreduce: blocks of near-equal length).
 inline int64_t even_block_begin(int64_t elements, int32_t blocks, int32_t b) { return elements * b / blocks; }
 
-// How recursive halving cuts each step's half into messages, whose folds overlap the next ones' transfers: pieces
-// of ExecLimits::family_piece_bytes or `least_piece_bytes` (family_pieces), and how many go ahead of the partner's
-// (family_window).
+// How recursive halving cuts each step's half into messages (and the ring each block), whose folds overlap the next
+// ones' transfers: pieces of ExecLimits::family_piece_bytes or `least_piece_bytes` (family_pieces), and how many go
+// ahead of the partner's (family_window).
 struct HalvingPieces {
     int64_t bytes = 0;              // the whole vector's
     int64_t elements = 0;           // and its elements (0: any share of it is whole elements)
@@ -99,6 +108,10 @@ struct HalvingPieces {
 double predict_recursive_doubling(const FamilyShape& shape, const Costs& costs, double latency_s);
 double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, double latency_s,
                               const HalvingPieces& pieces, Collective collective);
+// The ring (allreduce or reduce-scatter-block) on `ranks` ranks: the pieces of every step, by the executor's rules, on
+// a link that moves one piece at a time and a core that folds one at a time; neighbours alike.
+double predict_ring(int32_t ranks, const Costs& costs, double latency_s, const HalvingPieces& pieces,
+                    Collective collective);
 // A reduction tree predicted to take `reduce_s` to rank 0, then the result down a tree of `depth` levels whose
 // widest rank has `fan_out` children, in `segments` pipelined pieces (allreduce), or scattered from the root
 // (reduce-scatter-block: each rank's 1/p of the vector, one after the other).
