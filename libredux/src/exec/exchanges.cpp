@@ -236,10 +236,11 @@ void build_reduce_scatter(const ExecCall& call, int64_t least_piece_bytes, int64
 // The ring's steps at this rank (plan/family.hpp): `rounds` steps, the first p - 1 reduce-scatter's (a block's partial
 // received into vector0 and folded into the accumulator), the rest the allgather's (received into recvbuf). Every
 // step's block is cut into its pieces as both neighbours cut it. Step s's piece j leaves once piece j of step s - 1 is
-// folded (or, in the allgather, has arrived), and once piece j - window of step s has come from the left neighbour,
-// which by symmetry is about when this rank's own reached the right one. A step's receives are posted with the sends
-// of the step before; the reduce-scatter's go to distinct blocks of vector0, each allgather's to recvbuf once the
-// reduce-scatter's send from the same place is complete.
+// folded (or, in the allgather, has arrived), and, counting the pieces of all steps in turn, the n-th piece this rank
+// sends leaves once the (n - window)-th has come from the left neighbour, which by symmetry is about when this rank's
+// own reached the right one: a window of pieces in flight, whichever steps they are of. A step's receives are posted
+// with the sends of the step before; the reduce-scatter's go to distinct blocks of vector0, each allgather's to recvbuf
+// once the reduce-scatter's send from the same place is complete.
 void build_ring(const ExecCall& call, int64_t least_piece_bytes, int64_t flight_bytes,
                 std::vector<ScheduleStep>& steps) {
     const int p = call.size, r = call.rank;
@@ -262,6 +263,8 @@ void build_ring(const ExecCall& call, int64_t least_piece_bytes, int64_t flight_
     auto got = [&](int s) { return s < folds ? block(-s - 2) : block(-(s - folds) - 1); };
     std::vector<int32_t> receive_at(static_cast<size_t>(rounds), -1), send_at(static_cast<size_t>(rounds), -1),
         fold_at(static_cast<size_t>(folds), -1);
+    std::vector<int32_t> arrivals;  // every piece from the left, in the order it comes (its steps')
+    int32_t sends = 0;              // pieces sent so far, all steps'
     Builder b(steps);
     if (!(acc == Where::recvbuf && call.in_place)) b.copy(Where::input, acc, 0, total);
     b.phase();
@@ -270,24 +273,24 @@ void build_ring(const ExecCall& call, int64_t least_piece_bytes, int64_t flight_
         const int k = got(s);
         for (int j = 0; j < pieces_of(k); ++j) {
             if (s < folds) {
-                b.receive(Where::vector0, piece(k, j), piece(k, j + 1), left, tags::kFamily);
+                arrivals.push_back(b.receive(Where::vector0, piece(k, j), piece(k, j + 1), left, tags::kFamily));
             } else {  // into recvbuf, once reduce-scatter step s - folds has sent its partial from there
-                b.receive(Where::recvbuf, piece(k, j), piece(k, j + 1), left, tags::kFamily,
-                          send_at[static_cast<size_t>(s - folds)] + j);
+                arrivals.push_back(b.receive(Where::recvbuf, piece(k, j), piece(k, j + 1), left, tags::kFamily,
+                                             send_at[static_cast<size_t>(s - folds)] + j));
             }
         }
     };
     auto send_step = [&](int s) {
         send_at[static_cast<size_t>(s)] = static_cast<int32_t>(steps.size());
-        const int k = sent(s), n = pieces_of(k), arriving = pieces_of(got(s));
+        const int k = sent(s), n = pieces_of(k);
         const int window = family_window(flight_bytes, std::max<int64_t>(bytes_of(k) / n, 1));
         // what piece j of this step waits for: its fold the step before, or its arrival then (allgather)
         const int32_t data = s == 0       ? -1
                              : s <= folds ? fold_at[static_cast<size_t>(s - 1)]
                                           : receive_at[static_cast<size_t>(s - 1)];
-        for (int j = 0; j < n; ++j) {
-            const int32_t paced =
-                j < window ? -1 : receive_at[static_cast<size_t>(s)] + std::min(j - window, arriving - 1);
+        for (int j = 0; j < n; ++j, ++sends) {
+            const int32_t ahead = std::min(sends - window, static_cast<int32_t>(arrivals.size()) - 1);
+            const int32_t paced = ahead < 0 ? -1 : arrivals[static_cast<size_t>(ahead)];
             b.send(acc, piece(k, j), piece(k, j + 1), right, tags::kFamily, data < 0 ? -1 : data + j, paced);
         }
     };

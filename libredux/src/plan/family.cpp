@@ -183,13 +183,15 @@ double predict_ring(int32_t ranks, const Costs& costs, double latency_s, const H
     const int32_t folds = p - 1, rounds = collective == Collective::allreduce ? 2 * folds : folds;
     // By symmetry a piece reaches this rank from the left when this rank's own of the same step reaches the right.
     std::vector<double> ready(static_cast<size_t>(k), 0.0), arrived(static_cast<size_t>(k), 0.0);
+    std::vector<double> came;  // every piece's arrival, all steps' in turn (the executor's window counts them so)
     double link = 0, core = 0, end = 0;
     for (int32_t s = 0; s < rounds; ++s) {
         for (size_t j = 0; j < ready.size(); ++j) {
             double start = std::max(ready[j], link);
-            if (j >= static_cast<size_t>(window)) start = std::max(start, arrived[j - static_cast<size_t>(window)]);
+            if (came.size() >= static_cast<size_t>(window)) start = std::max(start, came[came.size() - window]);
             link = start + piece_move;
             arrived[j] = link + latency_s;
+            came.push_back(arrived[j]);
         }
         for (size_t j = 0; j < ready.size(); ++j) {
             if (s < folds) core = std::max(core, arrived[j]) + piece_fold;
