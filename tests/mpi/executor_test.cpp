@@ -168,6 +168,21 @@ TEST(FinalTransfer, ChainsEndingAwayFromTheRootGiveTheRankOrderProduct) {
     }
 }
 
+// Runs `args` by `algorithm` with `flight` bytes ahead (ExecPlan::flight_bytes) and `knobs`; every request it starts
+// is completed.
+void run_family(redux::FamilyAlgorithm algorithm, const redux::ExecKnobs& knobs, int64_t flight,
+                const redux::ExecCall& args) {
+    redux::ExecPlan plan;
+    plan.algorithm = algorithm;
+    plan.knobs = knobs;
+    plan.flight_bytes = flight;
+    redux::Workspace workspace;
+    const auto before = redux_test::request_counts();
+    ASSERT_EQ(redux::execute(plan, args, workspace), MPI_SUCCESS);
+    const auto after = redux_test::request_counts();
+    EXPECT_EQ(after.started - before.started, after.completed - before.completed);
+}
+
 // Halving: recursive halving's allreduce (exec/exchanges.cpp) with each step's half in many pieces, sent one at a
 // time after the partner's (window 1), a few ahead (3 pieces in flight) and all at once, unsegmented op chunks or
 // small ones, a non-commutative op: every rank's result is the rank-order product, and every request is completed.
@@ -199,17 +214,59 @@ TEST(Halving, WindowsOfPiecesGiveTheRankOrderProduct) {
             args.comm = world.comm;
             args.rank = rank;
             args.size = size;
-            redux::ExecPlan plan;
-            plan.algorithm = redux::FamilyAlgorithm::reduce_scatter;
-            plan.knobs = knobs;
-            plan.flight_bytes = flight;
-            redux::Workspace workspace;
-            const auto before = redux_test::request_counts();
-            ASSERT_EQ(redux::execute(plan, args, workspace), MPI_SUCCESS);
-            const auto after = redux_test::request_counts();
-            EXPECT_EQ(after.started - before.started, after.completed - before.completed);
+            run_family(redux::FamilyAlgorithm::reduce_scatter, knobs, flight, args);
             operand->expect(want.origin(), count, size, seed);
             EXPECT_EQ(operand->compare(recv.origin(), want.origin(), count), "");
+        }
+    }
+}
+
+// Ring: the ring's allreduce and reduce-scatter-block (exec/exchanges.cpp) with each block in several pieces (and
+// neighbouring blocks in different numbers of them), one piece in flight (window 1), a few, or all at once, whole or
+// small op chunks, in place or not: every rank's result is the sum, and every request is completed.
+TEST(Ring, WindowsOfPiecesGiveTheSum) {
+    const World world;
+    const int rank = world.rank, size = world.size;
+    const int64_t piece = redux::kExecLimits.family_piece_bytes;
+    // 5 pieces of ints per block; one element less (allreduce's uneven blocks) makes 4
+    const int per_block = static_cast<int>(5 * piece / static_cast<int64_t>(sizeof(int)));
+    const auto value = [](int r, int64_t i) { return static_cast<int>((r + 1) * 7 + i % 1013); };
+    for (const redux::Collective collective : {redux::Collective::allreduce, redux::Collective::reduce_scatter_block}) {
+        const bool allreduce = collective == redux::Collective::allreduce;
+        const int count = allreduce ? per_block * size - size / 2 : per_block;
+        const int64_t total = allreduce ? count : static_cast<int64_t>(count) * size;
+        for (const int64_t flight : {int64_t{0}, 3 * piece, int64_t{1} << 40}) {
+            for (const redux::ExecKnobs& knobs : {redux::ExecKnobs{}, small_chunk_knobs()}) {
+                for (const bool in_place : {false, true}) {
+                    SCOPED_TRACE(std::string(allreduce ? "allreduce" : "reduce-scatter-block") + " flight " +
+                                 std::to_string(flight) + " chunk " + std::to_string(knobs.chunk_bytes) +
+                                 (in_place ? " in place" : ""));
+                    std::vector<int> send(static_cast<size_t>(total)), recv(static_cast<size_t>(total), -1);
+                    for (int64_t i = 0; i < total; ++i) send[static_cast<size_t>(i)] = value(rank, i);
+                    if (in_place) recv = send;
+                    redux::ExecCall args;
+                    args.collective = collective;
+                    args.input = in_place ? recv.data() : send.data();
+                    args.recvbuf = recv.data();
+                    args.in_place = in_place;
+                    args.count = count;
+                    args.datatype = MPI_INT;
+                    args.op = MPI_SUM;
+                    ASSERT_EQ(redux::describe_layout(MPI_INT, args.layout), MPI_SUCCESS);
+                    args.comm = world.comm;
+                    args.rank = rank;
+                    args.size = size;
+                    run_family(redux::FamilyAlgorithm::ring, knobs, flight, args);
+                    const int64_t first = allreduce ? 0 : static_cast<int64_t>(rank) * count;
+                    int wrong = 0;
+                    for (int64_t i = 0; i < count; ++i) {
+                        int want = 0;
+                        for (int r = 0; r < size; ++r) want += value(r, first + i);
+                        wrong += recv[static_cast<size_t>(i)] != want;
+                    }
+                    EXPECT_EQ(wrong, 0);
+                }
+            }
         }
     }
 }

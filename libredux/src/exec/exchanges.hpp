@@ -27,9 +27,9 @@ void build_reduce_scatter(const ExecCall& call, int64_t least_piece_bytes, int64
                           std::vector<ScheduleStep>& steps);
 // The ring (commutative ops; plan/family.hpp): p - 1 steps of reduce-scatter around the ranks, then (allreduce) p - 1
 // of allgather, or (reduce-scatter-block) this rank's block copied out. Each block goes in family_pieces messages of
-// at least `least_piece_bytes`, a piece leaving once the step before has folded (or received) it, at most
-// family_window(flight_bytes, ...) of a step's pieces ahead of the neighbour's. Places: the accumulator is recvbuf
-// (allreduce) or vector1, vector0 the received partials.
+// at least `least_piece_bytes`, a piece leaving once the step before has folded (or received) it, the n-th piece sent
+// (counting every step's) once the (n - family_window(flight_bytes, ...))-th has come from the left. Places: the
+// accumulator is recvbuf (allreduce) or vector1, vector0 the received partials.
 void build_ring(const ExecCall& call, int64_t least_piece_bytes, int64_t flight_bytes,
                 std::vector<ScheduleStep>& steps);
 // The second phase of a tree: rank 0 holds the reduction of the whole vector (allreduce: in recvbuf; reduce-

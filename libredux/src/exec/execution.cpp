@@ -1,9 +1,8 @@
 // The executor's entry (execution.hpp). A call runs in parts, one at a time:
 //   - a reduction tree (MPI_Reduce's, or an allreduce's or reduce-scatter-block's first phase, to rank 0): the
 //     lanes of lanes.cpp;
-//   - an exchange schedule (schedule.hpp): recursive doubling or halving, the ring, or the tree's second phase, built
-//   by
-//     exchanges.cpp once per call shape and kept in the workspace;
+//   - an exchange schedule (schedule.hpp): recursive doubling or halving, the ring, or the tree's second phase,
+//     built by exchanges.cpp once per call shape and kept in the workspace;
 //   - tree-dyn (tree_dyn.hpp).
 // progress() steps the part that runs and moves to the next part when it is done. Waiting happens in one place,
 // wait(): with more ranks than cores a rank that blocks inside an MPI library that busy-polls (Debian's MPICH

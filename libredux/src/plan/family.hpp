@@ -124,12 +124,13 @@ double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const
 int32_t family_pieces(int64_t bytes, int64_t least_piece_bytes = 0);
 
 // The bytes a link holds in flight, its latency times its bandwidth (`bytes` take `transfer_s` on it, `latency_s` of
-// which any message pays): what recursive halving sends ahead of its partner's pieces to keep the link busy.
+// which any message pays): what recursive halving and the ring send ahead of the pieces they wait for.
 int64_t family_flight_bytes(int64_t bytes, double transfer_s, double latency_s);
 // The pieces of `piece_bytes` a rank of recursive halving sends before it waits for its partner's first piece: one,
 // and as many more as `flight_bytes` hold. Piece i + window goes once piece i has come (and piece i + window - 1
 // has gone): a piece's latency is paid once per window, not once per piece, while the pieces still arrive one by one
-// for their folds to overlap the next ones' transfers.
+// for their folds to overlap the next ones' transfers. The ring counts its pieces over all its steps: its n-th piece
+// goes once the (n - window)-th has come from its left neighbour.
 int32_t family_window(int64_t flight_bytes, int64_t piece_bytes);
 
 }  // namespace redux
