@@ -231,42 +231,46 @@ TEST(Ring, WindowsOfPiecesGiveTheSum) {
     // 5 pieces of ints per block; one element less (allreduce's uneven blocks) makes 4
     const int per_block = static_cast<int>(5 * piece / static_cast<int64_t>(sizeof(int)));
     const auto value = [](int r, int64_t i) { return static_cast<int>((r + 1) * 7 + i % 1013); };
+    // one piece in flight; three, with small op chunks, in place; all of them, in place
+    const struct {
+        int64_t flight;
+        redux::ExecKnobs knobs;
+        bool in_place;
+    } cases[] = {{0, redux::ExecKnobs{}, false},
+                 {3 * piece, small_chunk_knobs(), true},
+                 {int64_t{1} << 40, redux::ExecKnobs{}, true}};
     for (const redux::Collective collective : {redux::Collective::allreduce, redux::Collective::reduce_scatter_block}) {
         const bool allreduce = collective == redux::Collective::allreduce;
         const int count = allreduce ? per_block * size - size / 2 : per_block;
         const int64_t total = allreduce ? count : static_cast<int64_t>(count) * size;
-        for (const int64_t flight : {int64_t{0}, 3 * piece, int64_t{1} << 40}) {
-            for (const redux::ExecKnobs& knobs : {redux::ExecKnobs{}, small_chunk_knobs()}) {
-                for (const bool in_place : {false, true}) {
-                    SCOPED_TRACE(std::string(allreduce ? "allreduce" : "reduce-scatter-block") + " flight " +
-                                 std::to_string(flight) + " chunk " + std::to_string(knobs.chunk_bytes) +
-                                 (in_place ? " in place" : ""));
-                    std::vector<int> send(static_cast<size_t>(total)), recv(static_cast<size_t>(total), -1);
-                    for (int64_t i = 0; i < total; ++i) send[static_cast<size_t>(i)] = value(rank, i);
-                    if (in_place) recv = send;
-                    redux::ExecCall args;
-                    args.collective = collective;
-                    args.input = in_place ? recv.data() : send.data();
-                    args.recvbuf = recv.data();
-                    args.in_place = in_place;
-                    args.count = count;
-                    args.datatype = MPI_INT;
-                    args.op = MPI_SUM;
-                    ASSERT_EQ(redux::describe_layout(MPI_INT, args.layout), MPI_SUCCESS);
-                    args.comm = world.comm;
-                    args.rank = rank;
-                    args.size = size;
-                    run_family(redux::FamilyAlgorithm::ring, knobs, flight, args);
-                    const int64_t first = allreduce ? 0 : static_cast<int64_t>(rank) * count;
-                    int wrong = 0;
-                    for (int64_t i = 0; i < count; ++i) {
-                        int want = 0;
-                        for (int r = 0; r < size; ++r) want += value(r, first + i);
-                        wrong += recv[static_cast<size_t>(i)] != want;
-                    }
-                    EXPECT_EQ(wrong, 0);
-                }
+        for (const auto& c : cases) {
+            SCOPED_TRACE(std::string(allreduce ? "allreduce" : "reduce-scatter-block") + " flight " +
+                         std::to_string(c.flight) + " chunk " + std::to_string(c.knobs.chunk_bytes) +
+                         (c.in_place ? " in place" : ""));
+            std::vector<int> send(static_cast<size_t>(total)), recv(static_cast<size_t>(total), -1);
+            for (int64_t i = 0; i < total; ++i) send[static_cast<size_t>(i)] = value(rank, i);
+            if (c.in_place) recv = send;
+            redux::ExecCall args;
+            args.collective = collective;
+            args.input = c.in_place ? recv.data() : send.data();
+            args.recvbuf = recv.data();
+            args.in_place = c.in_place;
+            args.count = count;
+            args.datatype = MPI_INT;
+            args.op = MPI_SUM;
+            ASSERT_EQ(redux::describe_layout(MPI_INT, args.layout), MPI_SUCCESS);
+            args.comm = world.comm;
+            args.rank = rank;
+            args.size = size;
+            run_family(redux::FamilyAlgorithm::ring, c.knobs, c.flight, args);
+            const int64_t first = allreduce ? 0 : static_cast<int64_t>(rank) * count;
+            int wrong = 0;
+            for (int64_t i = 0; i < count; ++i) {
+                int want = 0;
+                for (int r = 0; r < size; ++r) want += value(r, first + i);
+                wrong += recv[static_cast<size_t>(i)] != want;
             }
+            EXPECT_EQ(wrong, 0);
         }
     }
 }
