@@ -38,8 +38,15 @@ std::optional<ArrivalSpec> parse_arrival(const std::string& text, std::string& e
         spec.kind = ArrivalKind::one_late;
     } else if (name == "exp") {
         spec.kind = ArrivalKind::exponential;
+    } else if (name == "same-late") {
+        spec.kind = ArrivalKind::same_late;
+    } else if (name == "root-late") {
+        spec.kind = ArrivalKind::root_late;
+    } else if (name == "each-late") {
+        spec.kind = ArrivalKind::each_late;
     } else {
-        error = "--arrival: unknown pattern '" + text + "' (together, one-late:MS, exp:MS)";
+        error = "--arrival: unknown pattern '" + text +
+                "' (together, one-late:MS, exp:MS, same-late:MS, root-late:MS, each-late:MS)";
         return std::nullopt;
     }
     if (colon == std::string::npos || !read_nonnegative(text.substr(colon + 1), spec.delay_ms)) {
@@ -58,24 +65,64 @@ std::optional<double> parse_cost_cv(const std::string& text, std::string& error)
 }
 
 std::string arrival_label(const ArrivalSpec& spec) {
-    if (spec.kind == ArrivalKind::together) return "together";
+    const char* name = "together";
+    switch (spec.kind) {
+        case ArrivalKind::together:
+            return name;
+        case ArrivalKind::one_late:
+            name = "one-late:";
+            break;
+        case ArrivalKind::exponential:
+            name = "exp:";
+            break;
+        case ArrivalKind::same_late:
+            name = "same-late:";
+            break;
+        case ArrivalKind::root_late:
+            name = "root-late:";
+            break;
+        case ArrivalKind::each_late:
+            name = "each-late:";
+            break;
+    }
     char ms[32];
     std::snprintf(ms, sizeof ms, "%g", spec.delay_ms);
-    return (spec.kind == ArrivalKind::one_late ? "one-late:" : "exp:") + std::string(ms);
+    return name + std::string(ms);
 }
 
-double arrival_delay_s(const ArrivalSpec& spec, int ranks, long iteration, int rank) {
+double arrival_delay_s(const ArrivalSpec& spec, int ranks, long iteration, int rank, int root) {
     if (spec.kind == ArrivalKind::together || spec.delay_ms <= 0) return 0;
     const double delay_s = spec.delay_ms * 1e-3;
-    std::mt19937_64 generator = seeded(kArrivalSeed, 0, iteration);
-    if (spec.kind == ArrivalKind::one_late) {
-        std::uniform_int_distribution<int> late(0, ranks - 1);
-        return late(generator) == rank ? delay_s : 0;
+    // Rank `rank`'s draw, in rank order, of an exponential of mean delay_s.
+    auto exponential_draw = [&](std::mt19937_64 generator) {
+        std::exponential_distribution<double> exponential(1 / delay_s);
+        double mine_s = 0;
+        for (int r = 0; r <= rank; ++r) mine_s = exponential(generator);
+        return mine_s;
+    };
+    switch (spec.kind) {
+        case ArrivalKind::one_late: {
+            std::mt19937_64 generator = seeded(kArrivalSeed, 0, iteration);
+            std::uniform_int_distribution<int> late(0, ranks - 1);
+            return late(generator) == rank ? delay_s : 0;
+        }
+        case ArrivalKind::exponential:
+            return exponential_draw(seeded(kArrivalSeed, 0, iteration));
+        case ArrivalKind::same_late:
+            return ranks > 1 && rank == (root + ranks / 2) % ranks ? delay_s : 0;
+        case ArrivalKind::root_late:
+            return rank == root ? delay_s : 0;
+        case ArrivalKind::each_late: {
+            std::mt19937_64 jitter_generator = seeded(kArrivalSeed, 2, iteration);
+            std::uniform_real_distribution<double> jitter(1 - kEachLateJitter, 1 + kEachLateJitter);
+            double factor = 1;
+            for (int r = 0; r <= rank; ++r) factor = jitter(jitter_generator);
+            return exponential_draw(seeded(kArrivalSeed, 1, 0)) * factor;
+        }
+        case ArrivalKind::together:
+            break;
     }
-    std::exponential_distribution<double> exponential(1 / delay_s);
-    double mine_s = 0;
-    for (int r = 0; r <= rank; ++r) mine_s = exponential(generator);
-    return mine_s;
+    return 0;
 }
 
 OpCostDraws::OpCostDraws(double cv) : cv_(cv), gamma_(cv > 0 ? 1 / (cv * cv) : 1, cv > 0 ? cv * cv : 1) {}

@@ -21,7 +21,7 @@ constexpr const char* kUsage =
     "usage: mpirun -np N mpi_bench [--collective C] [--algorithms LIST] [--sizes SIZES] [--iterations N]\n"
     "                              [--warmup N] [--root R] [--in-place] [--datatype TYPE] [--op OP]\n"
     "                              [--noncommutative] [--costs library|measured] [--sync barrier|window]\n"
-    "                              [--arrival together|one-late:MS|exp:MS] [--op-cost-cv CV]\n"
+    "                              [--arrival PATTERN] [--op-cost-cv CV]\n"
     "                              [--segment-bytes B] [--cold] [--csv FILE] [--costs-csv FILE] [--full]\n"
     "                              [--quiet] [--help] [--version]\n";
 
@@ -57,7 +57,10 @@ constexpr const char* kDescription =
     "Dynamic runs: --arrival delays every rank's entry into every call (warm-up and auto's first calls too) from\n"
     "the iteration's start (the barrier, or the agreed start) by a pattern drawn for each iteration from a fixed\n"
     "seed, the same in every algorithm's turn: one-late:MS, one rank picked at random (the root included) MS ms\n"
-    "late; exp:MS, every rank late by an exponential draw of mean MS ms. Late ranks sleep, outside MPI. The\n"
+    "late; exp:MS, every rank late by an exponential draw of mean MS ms. Patterns that repeat every call:\n"
+    "same-late:MS, rank (root + N/2) mod N MS ms late; root-late:MS, the root MS ms late; each-late:MS, every\n"
+    "rank its own lateness, an exponential draw of mean MS ms made once, within 10% from call to call. Late\n"
+    "ranks sleep, outside MPI. The\n"
     "latency is still timed from the start; the table adds NAME:last, the median time from the last rank's\n"
     "entry into the call to the same end (--full: also its 90th percentile and mean). Each rank counts its\n"
     "arrival from its own start: with --sync window that is one clock, with a barrier each rank's exit of it\n"
@@ -379,7 +382,9 @@ ParseOutcome parse_options(int argc, char** argv, int ranks, BenchOptions& optio
     app.add_option("--arrival", arrival_text,
                    "together (default): every rank enters each call at the iteration's start; one-late:MS: one rank, "
                    "drawn at random each iteration, MS milliseconds later; exp:MS: every rank later by an "
-                   "exponential draw of mean MS milliseconds (the pattern of an iteration is the same for every "
+                   "exponential draw of mean MS milliseconds; same-late:MS, root-late:MS: one rank (the same "
+                   "non-root, or the root) MS milliseconds later every call; each-late:MS: every rank its own "
+                   "lateness of mean MS, drawn once (the pattern of an iteration is the same for every "
                    "algorithm; best with --sync window)")
         ->type_name("PATTERN");
     app.add_option("--op-cost-cv", cost_cv_text,

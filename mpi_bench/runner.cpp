@@ -298,7 +298,7 @@ void Runner::limit_rounds(double round_s, int& iterations, int& warmup) const {
 // restarted, a barrier or the next agreed start, then this rank's delay in the --arrival pattern, slept through.
 Runner::CallStart Runner::start_call(long iteration) {
     seed_op_costs(rank_, iteration);
-    const double delay_s = arrival_delay_s(options_.arrival, size_, iteration, rank_);
+    const double delay_s = arrival_delay_s(options_.arrival, size_, iteration, rank_, options_.root);
     double start_s = 0;
     if (start_clock_) {
         start_s = start_clock_->next_start();

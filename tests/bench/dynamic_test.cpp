@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -19,17 +20,17 @@ ArrivalSpec arrival(const std::string& text) {
 
 // Iteration `iteration`'s delays of `ranks` ranks, each computed as that rank computes its own, from rank 0 up
 // (reverse: from the last rank down).
-std::vector<double> pattern(const ArrivalSpec& spec, int ranks, long iteration, bool reverse = false) {
+std::vector<double> pattern(const ArrivalSpec& spec, int ranks, long iteration, bool reverse = false, int root = 0) {
     std::vector<double> delays_s(static_cast<size_t>(ranks));
     for (int k = 0; k < ranks; ++k) {
         const int rank = reverse ? ranks - 1 - k : k;
-        delays_s[static_cast<size_t>(rank)] = arrival_delay_s(spec, ranks, iteration, rank);
+        delays_s[static_cast<size_t>(rank)] = arrival_delay_s(spec, ranks, iteration, rank, root);
     }
     return delays_s;
 }
 
 TEST(ArrivalPattern, EveryRankDrawsTheSamePatternWhateverItDrewBefore) {
-    for (const char* text : {"one-late:2", "exp:1"}) {
+    for (const char* text : {"one-late:2", "exp:1", "each-late:1"}) {
         const ArrivalSpec spec = arrival(text);
         for (long iteration = -160; iteration < 40; ++iteration) {
             EXPECT_EQ(pattern(spec, 7, iteration), pattern(spec, 7, iteration, true)) << text << " " << iteration;
@@ -80,8 +81,43 @@ TEST(ArrivalPattern, ExpDelaysEveryRankIndependentlyWithTheMean) {
     EXPECT_NEAR(both_late_s / iterations, mean_s * mean_s, 0.15 * mean_s * mean_s);
 }
 
+TEST(ArrivalPattern, SameLateAndRootLateRepeatEveryCall) {
+    for (const int ranks : {1, 2, 7, 8}) {
+        for (int root = 0; root < ranks; ++root) {
+            std::vector<double> same(static_cast<size_t>(ranks), 0.0), at_root = same;
+            if (ranks > 1) same[static_cast<size_t>((root + ranks / 2) % ranks)] = 20e-3;
+            at_root[static_cast<size_t>(root)] = 20e-3;
+            for (long iteration = -3; iteration < 5; ++iteration) {
+                EXPECT_EQ(pattern(arrival("same-late:20"), ranks, iteration, false, root), same);
+                EXPECT_EQ(pattern(arrival("root-late:20"), ranks, iteration, false, root), at_root);
+            }
+        }
+    }
+}
+
+TEST(ArrivalPattern, EachLateKeepsEveryRanksLatenessWithinTheJitter) {
+    // Every rank's delay stays within kEachLateJitter of the first iteration's draw, scaled: within (1 +- j) / (1 -+
+    // j).
+    const ArrivalSpec spec = arrival("each-late:20");
+    const int ranks = 8;
+    const std::vector<double> first = pattern(spec, ranks, 0);
+    double sum_s = 0;
+    for (long iteration = 1; iteration < 200; ++iteration) {
+        const std::vector<double> delays_s = pattern(spec, ranks, iteration);
+        for (int rank = 0; rank < ranks; ++rank) {
+            const double ratio = delays_s[static_cast<size_t>(rank)] / first[static_cast<size_t>(rank)];
+            EXPECT_GE(ratio, (1 - kEachLateJitter) / (1 + kEachLateJitter));
+            EXPECT_LE(ratio, (1 + kEachLateJitter) / (1 - kEachLateJitter));
+            sum_s += delays_s[static_cast<size_t>(rank)];
+        }
+    }
+    // The ranks differ: not one lateness for all.
+    EXPECT_NE(*std::min_element(first.begin(), first.end()), *std::max_element(first.begin(), first.end()));
+    EXPECT_GT(sum_s, 0);
+}
+
 TEST(ArrivalPattern, TogetherAndZeroDelaysAreNone) {
-    for (const char* text : {"together", "one-late:0", "exp:0"}) {
+    for (const char* text : {"together", "one-late:0", "exp:0", "same-late:0", "root-late:0", "each-late:0"}) {
         EXPECT_EQ(pattern(arrival(text), 5, 3), std::vector<double>(5, 0.0)) << text;
     }
 }
@@ -90,8 +126,11 @@ TEST(ArrivalPattern, ParsesAndLabels) {
     EXPECT_EQ(arrival_label(arrival("together")), "together");
     EXPECT_EQ(arrival_label(arrival("one-late:2")), "one-late:2");
     EXPECT_EQ(arrival_label(arrival("exp:0.5")), "exp:0.5");
-    for (const char* bad :
-         {"", "late", "one-late", "one-late:", "one-late:-1", "exp:x", "exp:1.2.3", "exp:nan", "together:1"}) {
+    EXPECT_EQ(arrival_label(arrival("same-late:20")), "same-late:20");
+    EXPECT_EQ(arrival_label(arrival("root-late:2")), "root-late:2");
+    EXPECT_EQ(arrival_label(arrival("each-late:0.5")), "each-late:0.5");
+    for (const char* bad : {"", "late", "one-late", "one-late:", "one-late:-1", "exp:x", "exp:1.2.3", "exp:nan",
+                            "together:1", "same-late", "root-late:-2"}) {
         std::string error;
         EXPECT_FALSE(parse_arrival(bad, error).has_value()) << bad;
         EXPECT_EQ(error.rfind("--arrival: ", 0), 0u) << error;

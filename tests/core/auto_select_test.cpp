@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -535,8 +536,11 @@ struct Ranks {
     std::vector<AutoSelect> select;
     // The agreed spread of the ranks' arrivals at each trial call's start (negative: unknown).
     double spread_s = -1.0;
-    explicit Ranks(int ranks, int trees = 1, bool dynamic = false, int explore_every = 1)
-        : select(static_cast<size_t>(ranks), AutoSelect(trees, {}, dynamic, explore_every)) {}
+    // With arrivals: by rank, how late each came to the n-th trial start (counted from 0) after the first rank.
+    std::function<std::vector<double>(int)> lateness_s;
+    int starts = 0;
+    explicit Ranks(int ranks, int trees = 1, bool dynamic = false, int explore_every = 1, bool arrivals = false)
+        : select(static_cast<size_t>(ranks), AutoSelect(trees, {}, dynamic, explore_every, arrivals)) {}
 
     bool agree_all() {
         std::vector<double> agreed = select.front().local();
@@ -557,6 +561,10 @@ struct Ranks {
         if (step.timed) {
             double largest = 0;
             for (const AutoSelect& s : select) largest = std::max(largest, s.pending_s());
+            if (lateness_s) {
+                const std::vector<double> late = lateness_s(starts++);
+                for (AutoSelect& s : select) s.learn_arrivals(late);
+            }
             for (AutoSelect& s : select) decided = s.agree_call(largest, spread_s) || decided;
             if (select.front().needs_agreement()) decided = agree_all() || decided;
         }
@@ -820,6 +828,57 @@ TEST(AutoSelect, SpreadArrivalsWeighTreeDynAgainstNative) {
     EXPECT_TRUE(ranks->dynamic_weighed());
     EXPECT_TRUE(ranks->settled_native());
     EXPECT_EQ(ranks->planned_s(), 3.0) << "the trials' tree, as without tree-dyn";
+}
+
+// Arrivals that repeat from one trial start to the next (the same rank late by about the same): the arrival tree
+// takes tree-dyn's part, built by the caller as its weighing begins; a late root counts, where tree-dyn's spread leaves
+// it out. Arrivals that do not repeat (a different rank late at each start) leave tree-dyn's part to tree-dyn.
+TEST(AutoSelect, RepeatingArrivalsWeighTheArrivalTree) {
+    struct Case {
+        int32_t late;      // the rank late at every start, or -1: a different one at each start
+        double spread_s;   // tree-dyn's: the ranks but the root
+        double arrival_s;  // the arrival tree's time in place
+        int weighed;       // the contender weighed: 1 tree-dyn, 2 the arrival tree
+        int decided;
+    };
+    for (const Case c :
+         {Case{2, 5.0, 0.5, 2, 2}, Case{2, 5.0, 0.95, 2, 0}, Case{0, 0.0, 0.5, 2, 2}, Case{-1, 5.0, 0.5, 1, 1}}) {
+        Ranks ranks(1, 1, /*dynamic=*/true, 1, /*arrivals=*/true);
+        ranks.spread_s = c.spread_s;
+        ranks.lateness_s = [&](int start) {
+            std::vector<double> late(3, 0.0);
+            late[static_cast<size_t>(c.late >= 0 ? c.late : start % 3)] = 5.0 + 0.1 * (start % 2);  // a little jitter
+            return late;
+        };
+        bool due = false;
+        std::vector<int> calls(4, 0);  // tree 0, tree-dyn, the arrival tree, native
+        bool decided = false;
+        for (int call = 0; call < AutoSelect::kMaxCallsToDecide && !decided; ++call) {
+            const AutoSelect::Step step = ranks.call(
+                [&](int, const AutoSelect::Step& st) {
+                    if (st.run == AutoSelect::Run::native) return 2.0;
+                    return st.tree == 0 ? 1.0 : st.tree == 1 ? 0.7 : c.arrival_s;
+                },
+                &decided);
+            if (ranks->arrival_tree_due()) {
+                due = true;
+                ranks->arrival_tree_built();
+            }
+            ++calls[step.run == AutoSelect::Run::native ? 3 : static_cast<size_t>(step.tree)];
+        }
+        ASSERT_TRUE(decided);
+        EXPECT_EQ(ranks->arrivals_repeat(), c.late >= 0);
+        EXPECT_EQ(ranks->dynamic_tree(), c.weighed);
+        EXPECT_EQ(due, c.weighed == 2) << "the caller builds the arrival tree where it is weighed";
+        EXPECT_EQ(calls[static_cast<size_t>(c.weighed)], AutoSelect::kDynamicCalls);
+        EXPECT_EQ(calls[static_cast<size_t>(3 - c.weighed)], 0) << "the other one never runs";
+        EXPECT_EQ(ranks->tree(), c.decided) << "late " << c.late << " arrival tree " << c.arrival_s;
+        if (c.late >= 0) {
+            std::vector<double> expected(3, 0.0);
+            expected[static_cast<size_t>(c.late)] = 5.1;  // the upper median of 5.0 and 5.1
+            EXPECT_EQ(ranks->arrival_lateness_s(), expected);
+        }
+    }
 }
 
 // Ranks that come together (a spread under the choice's median, or none agreed): tree-dyn never runs, and the

@@ -709,8 +709,8 @@ TEST(FamilyPieces, OnePerPieceBytesBetweenOneAndTheMost) {
 }
 
 TEST(FamilyNames, NamesAndValuesRoundTrip) {
-    for (FamilyAlgorithm algorithm :
-         {FamilyAlgorithm::recursive_doubling, FamilyAlgorithm::reduce_scatter, FamilyAlgorithm::ring}) {
+    for (FamilyAlgorithm algorithm : {FamilyAlgorithm::recursive_doubling, FamilyAlgorithm::reduce_scatter,
+                                      FamilyAlgorithm::ring, FamilyAlgorithm::arrival_tree}) {
         SCOPED_TRACE(std::string(family_name(algorithm)));
         EXPECT_EQ(parse_family(family_name(algorithm)), algorithm);
         EXPECT_EQ(family_of(public_family(algorithm)), algorithm);
@@ -724,9 +724,11 @@ TEST(FamilyNames, NamesAndValuesRoundTrip) {
     EXPECT_EQ(REDUX_ALGORITHM_REDUCE_SCATTER, 17);
     EXPECT_EQ(REDUX_ALGORITHM_TREE_DYN, 18);
     EXPECT_EQ(REDUX_ALGORITHM_RING, 19);
+    EXPECT_EQ(REDUX_ALGORITHM_ARRIVAL_TREE, 20);
     EXPECT_EQ(parse_family("recursive_doubling"), FamilyAlgorithm::recursive_doubling);  // '_' for '-'
     EXPECT_EQ(parse_family("reduce_scatter"), FamilyAlgorithm::reduce_scatter);
     EXPECT_EQ(parse_family("tree_dyn"), FamilyAlgorithm::tree_dyn);
+    EXPECT_EQ(parse_family("arrival_tree"), FamilyAlgorithm::arrival_tree);
     for (const char* name :
          {"", "tree", "auto", "native", "optimal", "Ring", "Recursive-Doubling", "reduce-scatter "}) {
         EXPECT_FALSE(parse_family(name).has_value()) << '"' << name << '"';
@@ -746,7 +748,8 @@ TEST(FamilyNames, NamesAndValuesRoundTrip) {
 TEST(FamilyNames, EveryOtherAlgorithmValueIsNoFamily) {
     for (int value = -2; value <= 64; ++value) {
         if (value == REDUX_ALGORITHM_RECURSIVE_DOUBLING || value == REDUX_ALGORITHM_REDUCE_SCATTER ||
-            value == REDUX_ALGORITHM_TREE_DYN || value == REDUX_ALGORITHM_RING) {
+            value == REDUX_ALGORITHM_TREE_DYN || value == REDUX_ALGORITHM_RING ||
+            value == REDUX_ALGORITHM_ARRIVAL_TREE) {
             continue;
         }
         EXPECT_FALSE(family_of(value).has_value()) << "value " << value;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -70,13 +71,15 @@ void matrix_product(void* in, void* inout, int* count, MPI_Datatype*) {
     }
 }
 
-// auto (every rank passing REDUX_ALGORITHM_AUTO) on one key, with one rank other than the root 30 ms late in every
-// call, in turn (the loop stops once tree-dyn has run kDynamicCalls times, or after 300 calls): the ranks come to
-// auto's trials further apart than any reduction of 64 matrices takes, so after its trials auto weighs tree-dyn in
-// place (policy/auto_select.hpp), kDynamicCalls calls of it; on 2 ranks there is no tree-dyn to weigh. Every result is
-// checked against the test's own rank-order product, under a commutative op (MPI_SUM on the unsigned entries) and a
-// non-commutative one.
-TEST(ReduceTreeDyn, AutoWeighsItWhereRanksArriveApart) {
+// auto (every rank passing REDUX_ALGORITHM_AUTO) on one key of a communicator of its own, rank late(call) 30 ms late
+// before each call, after a barrier where `iterations` (a program's iterations that start together; without one, ranks
+// that are not late run calls ahead of a late root), the loop stopping once `algorithm` has run kDynamicCalls times,
+// or after 300 calls: the ranks come
+// to auto's trials further apart than any reduction of 64 matrices takes, so after its trials auto weighs tree-dyn or
+// the arrival tree in place (policy/auto_select.hpp), kDynamicCalls calls of it; on 2 ranks there is neither. Every
+// result is checked against the test's own rank-order product, under a commutative op (MPI_SUM on the unsigned
+// entries) and a non-commutative one.
+void expect_weighed(const std::function<int(int call, int size)>& late, redux_algorithm algorithm, bool iterations) {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -93,8 +96,8 @@ TEST(ReduceTreeDyn, AutoWeighsItWhereRanksArriveApart) {
         MPI_Comm_dup(MPI_COMM_WORLD, &comm);
         redux_options options = REDUX_OPTIONS_INIT;
         options.algorithm = REDUX_ALGORITHM_AUTO;
-        int dynamic_calls = 0;
-        for (int call = 0; call < 300 && dynamic_calls < kDynamicCalls; ++call) {
+        int weighed_calls = 0;
+        for (int call = 0; call < 300 && weighed_calls < kDynamicCalls; ++call) {
             std::vector<unsigned> send(4 * kCount), got(4 * kCount, 0), want(4 * kCount);
             auto entry = [&](int r, int k, int e) { return static_cast<unsigned>(r * 7 + k * 3 + e + call) % 5 + 1; };
             for (int k = 0; k < kCount; ++k) {
@@ -115,22 +118,42 @@ TEST(ReduceTreeDyn, AutoWeighsItWhereRanksArriveApart) {
                     }
                 }
             }
-            if (size >= 3 && rank == 1 + call % (size - 1)) usleep(30000);
+            if (iterations) MPI_Barrier(comm);
+            if (size >= 3 && rank == late(call, size)) usleep(30000);
             redux_call_info info{};
             const int count = commutative ? 4 * kCount : kCount;  // unsigned ints, or matrices
             const int rc = redux_reduce_ex(send.data(), got.data(), count, commutative ? MPI_UNSIGNED : matrix,
                                            commutative ? MPI_SUM : product, 0, comm, &options, &info);
             ASSERT_EQ(rc, MPI_SUCCESS);
-            if (info.algorithm == REDUX_ALGORITHM_TREE_DYN) ++dynamic_calls;
+            if (info.algorithm == algorithm) ++weighed_calls;
             if (rank == 0) {
                 EXPECT_EQ(got, want) << "call " << call;
             }
         }
-        EXPECT_EQ(dynamic_calls, size >= 3 ? kDynamicCalls : 0);
+        EXPECT_EQ(weighed_calls, size >= 3 ? kDynamicCalls : 0);
         MPI_Comm_free(&comm);
     }
     MPI_Op_free(&product);
     MPI_Type_free(&matrix);
+}
+
+// A rank other than the root, drawn for each call, late: arrivals that do not repeat (not in turn, which auto's trial
+// calls, one in kExploreEvery, could see as the same rank late at every trial start), tree-dyn.
+TEST(ReduceTreeDyn, AutoWeighsItWhereRanksArriveApart) {
+    expect_weighed(
+        [](int call, int size) {
+            std::mt19937 draw(static_cast<unsigned>(call));
+            return 1 + static_cast<int>(draw() % static_cast<unsigned>(size - 1));
+        },
+        REDUX_ALGORITHM_TREE_DYN, false);
+}
+
+// The same rank late at every iteration, or the root: arrivals that repeat, the arrival tree.
+TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeWhereTheSameRankIsLate) {
+    expect_weighed([](int, int size) { return size / 2; }, REDUX_ALGORITHM_ARRIVAL_TREE, true);
+}
+TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeWhereTheRootIsLate) {
+    expect_weighed([](int, int) { return 0; }, REDUX_ALGORITHM_ARRIVAL_TREE, true);
 }
 
 }  // namespace

@@ -42,13 +42,16 @@
  * apply to MPI_Reduce: the model's tree is planned. ring folds each block in an order that is not the ranks': under a
  * non-commutative op reduce-scatter runs instead. tree-dyn (Tree-dyn of Benoit, Canon & Marchal, Non-Commut-Tree-dyn
  * under a non-commutative op) is MPI_Reduce's only: the pairs are chosen while the reduction runs, as ranks arrive
- * and finish their folds; MPI_Allreduce and MPI_Reduce_scatter_block plan the model's tree for it. */
+ * and finish their folds; MPI_Allreduce and MPI_Reduce_scatter_block plan the model's tree for it. arrival-tree is
+ * MPI_Reduce's only too: the pairs tree-dyn would choose, chosen before the call from when each rank is expected to
+ * come (under auto, the arrivals it measured on the key; asked for, ranks that come together). */
 /* clang-format off */
 #define REDUX_FAMILY_ALGORITHMS(X)                                                                             \
     X(RECURSIVE_DOUBLING, recursive_doubling, "recursive-doubling", 16) /* allreduce: lg p full exchanges */  \
     X(REDUCE_SCATTER,     reduce_scatter,     "reduce-scatter",     17) /* recursive halving (+ allgather) */ \
     X(TREE_DYN,           tree_dyn,           "tree-dyn",           18) /* reduce: pairs chosen at run time */ \
-    X(RING,               ring,               "ring",               19) /* ring reduce-scatter (+ allgather) */
+    X(RING,               ring,               "ring",               19) /* ring reduce-scatter (+ allgather) */ \
+    X(ARRIVAL_TREE,       arrival_tree,       "arrival-tree",       20) /* reduce: a tree for the arrivals */
 /* clang-format on */
 
 #define REDUX_ALGORITHM_ENUMERATOR_(ENUM, name, text, value, needs) REDUX_ALGORITHM_##ENUM = value,

@@ -71,7 +71,8 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
         asked = FamilyAlgorithm::reduce_scatter;
     }
     const bool automatic = key.algorithm == REDUX_ALGORITHM_AUTO;
-    const bool dynamic = asked == FamilyAlgorithm::tree_dyn;  // MPI_Reduce's only: the model's tree
+    // MPI_Reduce's only: the model's tree
+    const bool dynamic = asked == FamilyAlgorithm::tree_dyn || asked == FamilyAlgorithm::arrival_tree;
     if (!asked || automatic || dynamic) {
         const Selection selection = select_plan(input);
         const Plan& plan = selection.plan;

@@ -13,6 +13,7 @@
 #include "mpi/mpi_check.hpp"
 #include "mpi/yielding.hpp"
 #include "plan/select.hpp"
+#include "plan/trees/arrival_tree.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -68,6 +69,24 @@ PlannedTree tree_dyn(const Plan& best, const Costs& costs, const Costs& batch_co
     return tree;
 }
 
+}  // namespace
+
+PlannedTree arrival_planned_tree(const CommState& state, int root, const Costs& costs, bool commutative,
+                                 const std::vector<double>& lateness_s) {
+    const std::vector<double> ready_s =
+        lateness_s.empty() ? std::vector<double>(static_cast<size_t>(state.size), 0.0) : lateness_s;
+    const ArrivalTree built = arrival_tree(ready_s, root, costs, commutative);
+    PlannedTree tree;
+    tree.family = FamilyAlgorithm::arrival_tree;
+    const auto me = static_cast<size_t>(state.rank);
+    tree.program.parent = built.parent[me];
+    tree.program.children = built.children[me];
+    tree.predicted_s = built.done_s[static_cast<size_t>(root)] - ready_s[static_cast<size_t>(root)] + costs.call_s;
+    return tree;
+}
+
+namespace {
+
 // Rabenseifner's reduce (recursive halving, then every block to the root) and its prediction.
 PlannedTree rabenseifner_reduce(const CommState& state, const Costs& costs, double latency_s, long long bytes,
                                 int count, int64_t op_piece_bytes) {
@@ -121,6 +140,10 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
         cached.trees.push_back(tree_dyn(best, costs, input.costs, input.latency_s));
         return MPI_SUCCESS;
     }
+    if (asked == FamilyAlgorithm::arrival_tree) {  // asked for: for ranks that come together
+        cached.trees.push_back(arrival_planned_tree(state, key.root, costs, key.commutative, {}));
+        return MPI_SUCCESS;
+    }
     cached.trees.push_back(tree_of(best));
     if (key.algorithm == REDUX_ALGORITHM_AUTO) {
         for (const Plan& plan : selection.runners_up) cached.trees.push_back(tree_of(plan));
@@ -136,12 +159,15 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
                                    [&](const PlannedTree& t) { return t.predicted_s > halving.predicted_s; });
             cached.trees.insert(at, std::move(halving));
         }
-        // Tree-dyn last, after the contenders: auto weighs it only where the ranks' arrivals are spread.
+        // Tree-dyn last, after the contenders, and after it the arrival tree (made again for the arrivals the
+        // trials learn): auto weighs one of them only where the ranks' arrivals are spread.
         const int contenders = static_cast<int>(cached.trees.size());
         const bool dynamic = state.size >= 3 && !segments_forced;
+        const bool arrivals = dynamic && state.size <= AutoSelect::kArrivalRanks;
         if (dynamic) cached.trees.push_back(tree_dyn(best, costs, input.costs, input.latency_s));
+        if (arrivals) cached.trees.push_back(arrival_planned_tree(state, key.root, costs, key.commutative, {}));
         cached.auto_select =
-            AutoSelect(contenders, native_failures(state, key).reduce, dynamic, AutoSelect::kExploreEvery);
+            AutoSelect(contenders, native_failures(state, key).reduce, dynamic, AutoSelect::kExploreEvery, arrivals);
     }
     if (cached.trees.front().family == FamilyAlgorithm::tree) report.shared_cores_floor_s = best.shared_cores_floor_s;
     return MPI_SUCCESS;

@@ -19,12 +19,14 @@
 // MPI_IN_PLACE keeps native, and its root hands the library a copy of its data as an ordinary send buffer.
 #include "api/run_plan.hpp"
 
+#include "api/plan_reduce.hpp"
 #include "api/planning.hpp"
 #include "api/wisdom.hpp"
 #include "exec/execution.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/yielding.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -32,6 +34,8 @@
 
 namespace redux {
 namespace {
+
+static_assert(kStartValues >= 3 + AutoSelect::kArrivalRanks, "a trial start carries a wait per rank");
 
 // What redux_call_info reports for a call that ran `tree` of the key's trees.
 redux_call_info planned_info(const CachedPlan& cached, const PlannedTree& tree) {
@@ -119,8 +123,12 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
     report.dynamic_s.reset();
     report.dynamic_choice_mean_s.reset();
     report.dynamic_mean_s.reset();
+    report.dynamic.clear();
+    report.arrival_lateness_s.clear();
     if (select.dynamic()) report.arrival_spread_s = select.arrival_spread_s();
+    if (select.arrivals_repeat()) report.arrival_lateness_s = select.arrival_lateness_s();
     if (select.dynamic_weighed()) {
+        report.dynamic = cached.trees[static_cast<size_t>(select.dynamic_tree())].name();
         report.dynamic_choice_s = select.dynamic_choice_s();
         report.dynamic_s = select.dynamic_s();
         report.dynamic_choice_mean_s = select.dynamic_choice_mean_s();
@@ -167,26 +175,52 @@ int agree(const CommState& state, CachedPlan& cached, AutoSelect& select) {
 
 // A trial call's start, every rank together, agreeing on the way on the previous trial call's time (the largest
 // of the ranks' records: the root's alone for MPI_Reduce) and on how far apart the ranks other than the root came
-// to its start (the longest wait there less the shortest: sent as {wait, -wait}, the root's as the lowest
-// double). Where that ends a round early (a contender left, or the trials' extra time is spent), the round's
-// agreement follows and, if the next step is still a trial, a second start together, whose wait is not kept:
-// the ranks come to it from the agreement, not from the program.
+// to the previous trial start (the longest wait there less the shortest: sent as {wait, -wait}, the root's as the
+// lowest double); where the key has an arrival tree, also every rank's wait there, in a slot of its own (the others
+// the lowest double), from which every rank knows how late each came after the first. Where that ends a round early
+// (a contender left, or the trials' extra time is spent), the round's agreement follows and, if the next step is
+// still a trial, a second start together, whose wait is not kept: the ranks come to it from the agreement, not from
+// the program.
 int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cached, AutoSelect& select, double& start) {
     constexpr double kNone = std::numeric_limits<double>::lowest();
     const bool root = state.rank == call.root;
     const double wait_s = select.start_wait_s();
-    const double mine[3] = {select.pending_s(), root ? kNone : wait_s, root ? kNone : -wait_s};
-    double agreed[3] = {0, 0, 0};
+    const bool waited = wait_s >= 0;  // a trial start of these trials came before
+    const int count = 3 + (select.arrivals() ? state.size : 0);
+    double mine[kStartValues], agreed[kStartValues];
+    std::fill(mine, mine + count, kNone);
+    mine[0] = select.pending_s();
+    if (!root && waited) {
+        mine[1] = wait_s;
+        mine[2] = -wait_s;
+    }
+    if (select.arrivals() && waited) mine[3 + state.rank] = wait_s;
     const double came = MPI_Wtime();
-    REDUX_MPI(start_together_yielding(state.comm, call.root, start, mine, agreed, 3));
+    REDUX_MPI(start_together_yielding(state.comm, call.root, start, mine, agreed, count));
     select.record_start_wait(start - came);
     const double spread_s = agreed[1] > kNone ? agreed[1] + agreed[2] : -1.0;
+    if (select.arrivals() && std::all_of(agreed + 3, agreed + count, [](double w) { return w > kNone; })) {
+        const double longest = *std::max_element(agreed + 3, agreed + count);
+        std::vector<double> lateness_s(static_cast<size_t>(state.size));
+        for (int r = 0; r < state.size; ++r) lateness_s[static_cast<size_t>(r)] = longest - agreed[3 + r];
+        select.learn_arrivals(std::move(lateness_s));
+    }
     if (select.agree_call(agreed[0], spread_s)) log_decision(state, cached, select);
     if (!select.needs_agreement()) return MPI_SUCCESS;
     REDUX_MPI(agree(state, cached, select));
     if (!select.next().timed) return MPI_SUCCESS;
     const double none[1] = {0.0};
     return start_together_yielding(state.comm, call.root, start, none, agreed, 1);
+}
+
+// The arrival tree for the arrivals the trials learnt, where the weighing that runs it has just begun
+// (AutoSelect::arrival_tree_due).
+void build_arrival_tree(const ReduceCall& call, const Route& route, AutoSelect& select) {
+    if (!select.arrival_tree_due()) return;
+    CachedPlan& cached = *route.plan->plan;
+    cached.trees[static_cast<size_t>(select.arrival_tree())] = arrival_planned_tree(
+        *route.state, call.root, cached.costs, route.plan->commutative, select.arrival_lateness_s());
+    select.arrival_tree_built();
 }
 
 [[gnu::noinline]] int run_auto(const ReduceCall& call, const Route& route, redux_call_info* info) {
@@ -213,6 +247,7 @@ int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cach
     double start = 0.0;
     if (step.timed) {
         REDUX_MPI(start_trial(call, state, cached, select, start));
+        build_arrival_tree(call, route, select);
         step = select.next();
     }
     const bool timing = step.timed || step.watched;  // native once decided: the pass-through, not timed
@@ -233,6 +268,7 @@ int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cach
                         : redux_call_info{0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0, 0};
     }
     if (select.needs_agreement()) REDUX_MPI(agree(state, cached, select));
+    build_arrival_tree(call, route, select);
     if (info != nullptr) info->deciding = select.decision_final() ? 0 : 1;
     return MPI_SUCCESS;
 }

@@ -33,6 +33,7 @@ int Execution::start(const ExecPlan& plan, const ExecCall& call, Workspace& work
     if (timeline_ != nullptr) timeline_->start(call, family_name(plan.algorithm));
     switch (plan.algorithm) {
         case FamilyAlgorithm::tree:
+        case FamilyAlgorithm::arrival_tree:
             return start_tree();
         case FamilyAlgorithm::recursive_doubling:
         case FamilyAlgorithm::reduce_scatter:
@@ -217,7 +218,8 @@ int Execution::finish() {
 // Flattened: every step of the runners it reaches is inlined here (exec/ is one translation unit), as a call of a
 // few microseconds pays for each call between them.
 [[gnu::flatten]] int execute(const ExecPlan& plan, const ExecCall& call, Workspace& workspace) {
-    if (plan.algorithm == FamilyAlgorithm::tree && call.collective == Collective::reduce &&
+    const bool tree = plan.algorithm == FamilyAlgorithm::tree || plan.algorithm == FamilyAlgorithm::arrival_tree;
+    if (tree && call.collective == Collective::reduce &&
         sends_alone(*plan.program, plan.segments, call.count)) {  // the one send, waited for at once
         MPI_Request request = MPI_REQUEST_NULL;
         REDUX_MPI(

@@ -70,8 +70,8 @@ int barrier_yielding(MPI_Comm comm);
 // MPI_Wtime() when it was let go (the root's as it sends the releases). O(size) messages at the root, of
 // `count` doubles (at most kStartValues) each: every rank's `mine` goes to the root with its arrival, and
 // `largest`, the largest of each value over the ranks, comes back to every rank with its release (an agreement
-// at no extra message).
-constexpr int kStartValues = 4;
+// at no extra message). Auto's trial starts send three values and one per rank of up to 64 (api/run_plan.cpp).
+constexpr int kStartValues = 3 + 64;
 int start_together_yielding(MPI_Comm comm, int root, double& start_s, const double* mine, double* largest, int count);
 int comm_dup_yielding(MPI_Comm comm, MPI_Comm* newcomm);
 // `count` duplicates of `comm`, into newcomms[0 .. count); on error some may have been made (the others null).

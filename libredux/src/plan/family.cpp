@@ -38,6 +38,8 @@ std::optional<FamilyAlgorithm> family_of(int algorithm) {
             return FamilyAlgorithm::tree_dyn;
         case REDUX_ALGORITHM_RING:
             return FamilyAlgorithm::ring;
+        case REDUX_ALGORITHM_ARRIVAL_TREE:
+            return FamilyAlgorithm::arrival_tree;
         default:
             return std::nullopt;
     }
@@ -48,6 +50,7 @@ std::optional<FamilyAlgorithm> parse_family(std::string_view name) {
     if (name == "reduce-scatter" || name == "reduce_scatter") return FamilyAlgorithm::reduce_scatter;
     if (name == "tree-dyn" || name == "tree_dyn") return FamilyAlgorithm::tree_dyn;
     if (name == "ring") return FamilyAlgorithm::ring;
+    if (name == "arrival-tree" || name == "arrival_tree") return FamilyAlgorithm::arrival_tree;
     return std::nullopt;
 }
 
@@ -61,6 +64,8 @@ std::string_view family_name(FamilyAlgorithm algorithm) {
             return "tree-dyn";
         case FamilyAlgorithm::ring:
             return "ring";
+        case FamilyAlgorithm::arrival_tree:
+            return "arrival-tree";
         case FamilyAlgorithm::tree:
             break;
     }
@@ -75,6 +80,8 @@ redux_algorithm public_family(FamilyAlgorithm algorithm) {
             return REDUX_ALGORITHM_TREE_DYN;
         case FamilyAlgorithm::ring:
             return REDUX_ALGORITHM_RING;
+        case FamilyAlgorithm::arrival_tree:
+            return REDUX_ALGORITHM_ARRIVAL_TREE;
         case FamilyAlgorithm::reduce_scatter:
         case FamilyAlgorithm::tree:
             break;

@@ -40,7 +40,8 @@ enum class Collective : uint8_t { reduce, allreduce, reduce_scatter_block };
 // What runs a family call (PlannedTree::family): a reduction tree of the plan (then a broadcast down the same
 // tree, or a scatter from the root), recursive doubling, or recursive halving (then an allgather); and MPI_Reduce's
 // tree-dyn, whose pairs are chosen at run time; and the ring (commutative ops: see below).
-enum class FamilyAlgorithm : uint8_t { tree, recursive_doubling, reduce_scatter, tree_dyn, ring };
+// arrival_tree runs as a tree (its program); only its name differs.
+enum class FamilyAlgorithm : uint8_t { tree, recursive_doubling, reduce_scatter, tree_dyn, ring, arrival_tree };
 
 // The public values and names of the non-tree algorithms (REDUX_FAMILY_ALGORITHMS, redux/algorithms.h).
 std::optional<FamilyAlgorithm> family_of(int algorithm);  // nullopt for every other value

@@ -19,16 +19,22 @@ void AutoSelect::end_trials(TrialsEnd why) {
     confirmed_ = false;
 }
 
-// Decides for `choice` (and `tree`), unless tree-dyn is to be weighed against it first (the class comment says
-// when): then the two take turns from the next call, and the decision follows their agreement.
+// Decides for `choice` (and `tree`), unless tree-dyn or the arrival tree is to be weighed against it first (the class
+// comment says when): then the two take turns from the next call, and the decision follows their agreement.
 bool AutoSelect::settle(Run choice, int tree) {
     spread_s_ = spreads_.empty() ? 0.0 : median(spreads_);
+    arrivals_repeat_ = arrivals_ && arrival_pattern_.repeats();
+    arrival_pattern_spread_s_ = arrival_pattern_.spread_s();
     dynamic_weighed_ = false;
+    // Arrivals that repeat: the arrival tree, weighed on the spread the root's lateness included; else tree-dyn.
+    dynamic_tree_ = arrivals_repeat_ ? arrival_tree() : trees_;
+    const double spread_s = arrivals_repeat_ ? arrival_pattern_spread_s_ : spread_s_;
     const double choice_s = medians_[static_cast<size_t>(choice == Run::native ? native_arm() : tree)];
-    if (!dynamic_ || native_excluded_ || !(spread_s_ > kSpreadFactor * choice_s)) {
+    if (!dynamic_ || native_excluded_ || !(spread_s > kSpreadFactor * choice_s)) {
         decide(choice, tree);
         return true;
     }
+    arrival_tree_due_ = dynamic_tree_ == arrival_tree();
     choice_ = choice;
     weighed_tree_ = tree;
     weighing_dynamic_ = true;
@@ -108,6 +114,8 @@ void AutoSelect::restart_trials(bool staged, int incumbent) {
     confirming_ = false;
     weighing_dynamic_ = false;
     spreads_.clear();
+    arrival_pattern_.clear();
+    start_wait_s_ = -1;
     window_.clear();
     running_.clear();
     running_.push_back(incumbent_);  // the incumbent first: its time is the best seen from the trials' first call

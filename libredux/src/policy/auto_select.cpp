@@ -26,11 +26,13 @@ double mean(const std::vector<double>& v) {
 
 }  // namespace
 
-AutoSelect::AutoSelect(int trees, KnownNativeFailures native_failures, bool dynamic, int explore_every)
+AutoSelect::AutoSelect(int trees, KnownNativeFailures native_failures, bool dynamic, int explore_every, bool arrivals)
     : failures_(native_failures),
       trees_(std::clamp(trees, 1, kMaxTrees)),
       explore_every_(std::max(explore_every, 1)),
-      dynamic_(dynamic) {
+      dynamic_(dynamic),
+      arrivals_(dynamic && arrivals),
+      dynamic_tree_(trees_) {
     restart_trials();
 }
 

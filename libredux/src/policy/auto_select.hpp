@@ -69,6 +69,15 @@
 //            much more the mean says so; the margin because each side draws its own calls, and 16 calls of two
 //            kinds hold a few of the rarer kind more or less. Elsewhere tree-dyn never runs: ranks that arrive
 //            together pay nothing for it;
+//   arrivals where the key also has an arrival tree (after tree-dyn, on kArrivalRanks ranks or fewer): each trial
+//            start also tells every rank how late each rank came after the first one there (learn_arrivals;
+//            policy/arrival_pattern.hpp). Where that repeats from one start to the next (the same ranks late by
+//            about the same, as a program's load imbalance makes them), the arrival tree takes tree-dyn's part
+//            above, weighed where the predicted lateness of the latest rank, the root included, exceeds
+//            kSpreadFactor times the choice's median: its pairs are made before the call for the arrivals
+//            predicted (plan/trees/arrival_tree.hpp: a late root finds the others' result waiting), so it pays no
+//            matchmaker. The caller builds it when arrival_tree_due() says so, from arrival_lateness_s().
+//            Arrivals that do not repeat leave tree-dyn's part as it was;
 //   wisdom  a key an earlier job decided (api/wisdom.hpp) starts decided (start_from): its first kRecheckCalls calls
 //            are timed in place, native's too, and their agreed median kept within kDriftFactor of what the earlier
 //            job measured, else the trials start;
@@ -77,6 +86,8 @@
 // buffer of libredux's and copying the result into place (native_needs_recv_copy), so nothing is agreed.
 // All of it depends only on call counts and agreed numbers, so every rank takes every step at the same call.
 #pragma once
+
+#include "policy/arrival_pattern.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -115,6 +126,8 @@ public:
     static constexpr double kSpreadFactor = 1.0;
     static constexpr double kDynamicMargin =
         0.9;  // in place: tree-dyn's median below 0.9x, mean below 1/0.9x the choice's
+    // The most ranks whose arrivals the trials learn: each trial start carries one double per rank.
+    static constexpr int kArrivalRanks = 64;
     // A key's first calls go to the library's own collective before the key is planned or tried (api/first_calls.hpp,
     // native_before_planning): a key called once or twice (set-up, a check, a test of every count) costs nothing; the
     // third plans the key while the library's collective runs.
@@ -155,8 +168,9 @@ public:
     // `trees` planned trees (1 .. kMaxTrees), tree 0 the model's choice; with `dynamic`, tree-dyn is the caller's
     // tree number `trees` (dynamic_tree()), weighed after the trials where the ranks' arrivals are spread. In the
     // trials a tree's call comes at most once in `explore_every` calls (kExploreEvery).
+    // With `arrivals` (and `dynamic`), the arrival tree is the caller's tree number `trees` + 1.
     explicit AutoSelect(int trees = 1, KnownNativeFailures native_failures = {}, bool dynamic = false,
-                        int explore_every = 1);
+                        int explore_every = 1, bool arrivals = false);
 
     enum class Run { planned, native };
     struct Step {
@@ -171,7 +185,10 @@ public:
 
     int trees() const { return trees_; }
     bool dynamic() const { return dynamic_; }
-    int dynamic_tree() const { return trees_; }
+    // The dynamic contender weighed or decided last: tree-dyn (trees()), or the arrival tree (trees() + 1).
+    int dynamic_tree() const { return dynamic_tree_; }
+    bool arrivals() const { return arrivals_; }
+    int arrival_tree() const { return trees_ + 1; }
     Step next() const;
     void record(double seconds);  // this rank's time for the call next() described, when timed or watched
 
@@ -181,9 +198,21 @@ public:
     // spread_s: the agreed spread of the ranks' waits at that call's start (negative where unknown).
     double pending_s() const { return pending_ >= 0 ? pending_s_ : 0.0; }
     bool agree_call(double agreed_s, double spread_s = -1.0);
-    // This rank's wait at the last trial call's start (from its arrival to its release), sent with the next one.
+    // This rank's wait at the last trial call's start (from its arrival to its release), sent with the next one;
+    // negative when no trial call of these trials has started yet.
     void record_start_wait(double seconds) { start_wait_s_ = seconds; }
     double start_wait_s() const { return start_wait_s_; }
+    // With arrivals(): at a trial start, before agree_call, by rank how late each came to the last one after the
+    // first rank there (agreed).
+    void learn_arrivals(std::vector<double> lateness_s) { arrival_pattern_.add(std::move(lateness_s)); }
+    // Whether the caller is to build the arrival tree now, from arrival_lateness_s(), before the next call (the
+    // weighing it runs in has just begun); then arrival_tree_built().
+    bool arrival_tree_due() const { return arrival_tree_due_; }
+    void arrival_tree_built() { arrival_tree_due_ = false; }
+    std::vector<double> arrival_lateness_s() const { return arrival_pattern_.predicted_s(); }
+    // Whether the last trials' arrivals repeated (arrival_pattern.hpp), and their spread then, the root's included.
+    bool arrivals_repeat() const { return arrivals_repeat_; }
+    double arrival_pattern_spread_s() const { return arrival_pattern_spread_s_; }
     // A call next() described as neither timed nor watched. Inline: the settled pass-through calls it.
     void count() {
         if (native_excluded_) return;
@@ -266,8 +295,8 @@ public:
     // started from.
     int incumbent() const { return incumbent_; }
     // The median spread of the ranks' arrivals at the last trials' starts (0 when none was agreed), whether the
-    // last decision weighed tree-dyn, and then the agreed medians and means in place: of the choice before it, of
-    // tree-dyn.
+    // last decision weighed tree-dyn or the arrival tree (dynamic_tree()), and then the agreed medians and means in
+    // place: of the choice before it, of the dynamic contender.
     double arrival_spread_s() const { return spread_s_; }
     bool dynamic_weighed() const { return dynamic_weighed_; }
     double dynamic_choice_s() const { return dynamic_s_[0]; }
@@ -353,12 +382,18 @@ private:
     bool confirmed_ = false;
     int confirmed_tree_ = 0;  // the trials' choice the last confirmation measured
     bool dynamic_ = false;
+    bool arrivals_ = false;
+    int dynamic_tree_ = 0;
+    ArrivalPattern arrival_pattern_;  // learnt at this decision's trial starts
+    bool arrivals_repeat_ = false;
+    double arrival_pattern_spread_s_ = 0;
+    bool arrival_tree_due_ = false;
     std::vector<double> spreads_;  // agreed at this decision's trial starts
     double spread_s_ = 0;
-    double start_wait_s_ = 0;
-    bool weighing_dynamic_ = false;  // the choice (choice_, weighed_tree_) and tree-dyn take turns, timed in place
+    double start_wait_s_ = -1;
+    bool weighing_dynamic_ = false;  // the choice (choice_, weighed_tree_) and dynamic_tree_ take turns, in place
     int weighed_tree_ = 0;
-    std::vector<double> dynamic_samples_[2];  // the choice, tree-dyn
+    std::vector<double> dynamic_samples_[2];  // the choice, dynamic_tree_
     double dynamic_s_[2] = {0, 0};
     double dynamic_mean_s_[2] = {0, 0};
     bool dynamic_weighed_ = false;

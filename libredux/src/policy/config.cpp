@@ -59,6 +59,11 @@ std::string apply_seconds(const char* name, const char* v, std::optional<double>
     return "";
 }
 
+// The family algorithms' names, as REDUX_ALGORITHM takes them, each after ", ".
+#define REDUX_FAMILY_NAME_(ENUM, name, text, value) ", " text
+constexpr const char* kFamilyNames = REDUX_FAMILY_ALGORITHMS(REDUX_FAMILY_NAME_);
+#undef REDUX_FAMILY_NAME_
+
 // REDUX_ALGORITHM into cfg.algorithm: auto, native, a tree or a family algorithm.
 std::string apply_algorithm(Config& cfg, const char* a) {
     const std::optional<Strategy> strategy = parse_strategy(a);
@@ -72,7 +77,7 @@ std::string apply_algorithm(Config& cfg, const char* a) {
         cfg.algorithm = public_family(*family);
     else
         return std::string("REDUX_ALGORITHM=") + a + " is not one of auto, native, " +
-               strategy_names(", ", library_strategy) + ", recursive-doubling, reduce-scatter";
+               strategy_names(", ", library_strategy) + kFamilyNames;
     return "";
 }
 
@@ -90,8 +95,7 @@ std::string show_algorithm(const Config& cfg) {
 // The table. Its order is parse_config's (which problem is reported first) and redux-info's.
 std::vector<SettingInfo> make_settings_table() {
     return {
-        {"REDUX_ALGORITHM",
-         "auto, native, " + strategy_names(", ", library_strategy) + ", recursive-doubling, reduce-scatter, tree-dyn",
+        {"REDUX_ALGORITHM", "auto, native, " + strategy_names(", ", library_strategy) + kFamilyNames,
          "the algorithm to plan (a tree; recursive-doubling and reduce-scatter: MPI_Allreduce and "
          "MPI_Reduce_scatter_block only); native: every call goes to the MPI library's own",
          apply_algorithm, show_algorithm},

@@ -99,6 +99,8 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"dynamic_s", or_null(r.dynamic_s)},
         {"dynamic_choice_mean_s", or_null(r.dynamic_choice_mean_s)},
         {"dynamic_mean_s", or_null(r.dynamic_mean_s)},
+        {"dynamic", r.dynamic.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.dynamic)},
+        {"arrival_lateness_s", r.arrival_lateness_s},
         {"calibration_s", r.calibration_s},
         {"planning_s", r.planning_s},
         {"node_pair_d_s", r.node_pair_d_s},
@@ -218,13 +220,19 @@ std::string trial_words(const PlanReport& r) {
                       AutoSelect::kConfirmCalls);
         line += tail;
     }
+    if (!r.arrival_lateness_s.empty()) {
+        line += "; arrivals repeat, each rank late by (s)";
+        for (const double late_s : r.arrival_lateness_s) {
+            std::snprintf(tail, sizeof tail, " %.3g", late_s);
+            line += tail;
+        }
+    }
     if (r.dynamic_choice_s && r.dynamic_s) {
-        std::snprintf(
-            tail, sizeof tail,
-            "; arrivals %.3g s apart: in place, the choice %.3g s (mean %.3g s), tree-dyn %.3g s (mean %.3g s) "
-            "(medians of %d calls each)",
-            r.arrival_spread_s.value_or(0.0), *r.dynamic_choice_s, r.dynamic_choice_mean_s.value_or(0.0), *r.dynamic_s,
-            r.dynamic_mean_s.value_or(0.0), AutoSelect::kDynamicCalls);
+        std::snprintf(tail, sizeof tail,
+                      "; arrivals %.3g s apart: in place, the choice %.3g s (mean %.3g s), %s %.3g s (mean %.3g s) "
+                      "(medians of %d calls each)",
+                      r.arrival_spread_s.value_or(0.0), *r.dynamic_choice_s, r.dynamic_choice_mean_s.value_or(0.0),
+                      r.dynamic.c_str(), *r.dynamic_s, r.dynamic_mean_s.value_or(0.0), AutoSelect::kDynamicCalls);
         line += tail;
     }
     if (r.arrival_spread_s && !r.dynamic_s) {

@@ -54,9 +54,13 @@ struct PlanReport {
     std::optional<double> confirm_planned_s, confirm_incumbent_s;
     std::string confirm_incumbent;  // "native" or the tree's name, with confirm_incumbent_s
     // Where auto may run tree-dyn: the median spread of the ranks' arrivals at the trials' starts; where that made
-    // auto weigh it, the medians and means in place of the choice before it and of tree-dyn
-    // (policy/auto_select.hpp).
+    // auto weigh it or the arrival tree (`dynamic`, its name), the medians and means in place of the choice before it
+    // and of the one weighed (policy/auto_select.hpp).
     std::optional<double> arrival_spread_s, dynamic_choice_s, dynamic_s, dynamic_choice_mean_s, dynamic_mean_s;
+    std::string dynamic;
+    // Where the trials' arrivals repeated: by rank, how late each came after the first (the medians the arrival tree
+    // is made for); empty otherwise.
+    std::vector<double> arrival_lateness_s;
     std::string native_excluded;  // why auto does not try the MPI library's reduce (policy/native_failures.hpp)
     // Under REDUX_WISDOM (api/wisdom.hpp): "started from" (the key starts from an earlier job's decision, `strategy`
     // there), "re-checked" (its first calls agreed: recheck_s), "no longer holds" (they did not: the trials start),

@@ -1,0 +1,41 @@
+// ArrivalPattern (arrival_pattern.hpp).
+#include "policy/arrival_pattern.hpp"
+
+#include "util/median.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace redux {
+
+std::vector<double> ArrivalPattern::predicted_s() const {
+    if (starts_.empty()) return {};
+    std::vector<double> predicted(starts_.front().size());
+    std::vector<double> seen(starts_.size());
+    for (size_t r = 0; r < predicted.size(); ++r) {
+        for (size_t s = 0; s < starts_.size(); ++s) seen[s] = starts_[s][r];
+        predicted[r] = median(seen);
+    }
+    return predicted;
+}
+
+double ArrivalPattern::spread_s() const {
+    const std::vector<double> predicted = predicted_s();
+    return predicted.empty() ? 0.0 : *std::max_element(predicted.begin(), predicted.end());
+}
+
+bool ArrivalPattern::repeats() const {
+    if (starts() < kLeastStarts) return false;
+    const std::vector<double> predicted = predicted_s();
+    const double spread = *std::max_element(predicted.begin(), predicted.end());
+    if (!(spread > 0)) return false;
+    std::vector<double> misses;  // by start: the furthest a rank came from its prediction
+    for (const std::vector<double>& start : starts_) {
+        double furthest = 0;
+        for (size_t r = 0; r < predicted.size(); ++r) furthest = std::max(furthest, std::abs(start[r] - predicted[r]));
+        misses.push_back(furthest);
+    }
+    return median(misses) <= kRepeatShare * spread;
+}
+
+}  // namespace redux

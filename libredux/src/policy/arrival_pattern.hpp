@@ -1,0 +1,36 @@
+// How the ranks come to a key's calls, as auto's trial starts see them (policy/auto_select.hpp): how late each rank
+// comes after the first one there, the prediction being the median over the starts, and whether that repeats from
+// one call to the next, as a program's load imbalance does, or not, as random delays do. No MPI.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace redux {
+
+class ArrivalPattern {
+public:
+    // A start repeats the prediction when no rank came further from its predicted lateness than this share of the
+    // spread (the largest predicted lateness); the pattern repeats when the median start does.
+    static constexpr double kRepeatShare = 0.25;
+    // The fewest starts a pattern is told from.
+    static constexpr int kLeastStarts = 3;
+
+    // One start: by rank, how long after the first rank each came (seconds, >= 0).
+    void add(std::vector<double> lateness_s) { starts_.push_back(std::move(lateness_s)); }
+    void clear() { starts_.clear(); }
+    int starts() const { return static_cast<int>(starts_.size()); }
+
+    // By rank, the median of its lateness over the starts (empty when there were none).
+    std::vector<double> predicted_s() const;
+    // The largest predicted lateness, the root's included (0 when none).
+    double spread_s() const;
+    // Whether the arrivals repeat: at least kLeastStarts starts, a spread above 0, and in the median start no rank
+    // further than kRepeatShare of the spread from its prediction.
+    bool repeats() const;
+
+private:
+    std::vector<std::vector<double>> starts_;
+};
+
+}  // namespace redux
