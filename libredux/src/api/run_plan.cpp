@@ -203,7 +203,7 @@ int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cach
         const double longest = *std::max_element(agreed + 3, agreed + count);
         std::vector<double> lateness_s(static_cast<size_t>(state.size));
         for (int r = 0; r < state.size; ++r) lateness_s[static_cast<size_t>(r)] = longest - agreed[3 + r];
-        select.learn_arrivals(std::move(lateness_s));
+        select.learn_arrivals(std::move(lateness_s), call.root);
     }
     if (select.agree_call(agreed[0], spread_s)) log_decision(state, cached, select);
     if (!select.needs_agreement()) return MPI_SUCCESS;

@@ -24,6 +24,12 @@ double ArrivalPattern::spread_s() const {
     return predicted.empty() ? 0.0 : *std::max_element(predicted.begin(), predicted.end());
 }
 
+double ArrivalPattern::wait_s(int root) const {
+    const std::vector<double> predicted = predicted_s();
+    if (root < 0 || static_cast<size_t>(root) >= predicted.size()) return 0.0;
+    return *std::max_element(predicted.begin(), predicted.end()) - predicted[static_cast<size_t>(root)];
+}
+
 bool ArrivalPattern::repeats() const {
     if (starts() < kLeastStarts) return false;
     const std::vector<double> predicted = predicted_s();

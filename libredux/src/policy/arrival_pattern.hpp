@@ -25,6 +25,8 @@ public:
     std::vector<double> predicted_s() const;
     // The largest predicted lateness, the root's included (0 when none).
     double spread_s() const;
+    // How long `root` is predicted to wait for the last rank: the spread less its own lateness (0 when none).
+    double wait_s(int root) const;
     // Whether the arrivals repeat: at least kLeastStarts starts, a spread above 0, and in the median start no rank
     // further than kRepeatShare of the spread from its prediction.
     bool repeats() const;

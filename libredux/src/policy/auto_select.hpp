@@ -76,7 +76,11 @@
 //            above, weighed where the predicted lateness of the latest rank, the root included, exceeds
 //            kSpreadFactor times the choice's median: its pairs are made before the call for the arrivals
 //            predicted (plan/trees/arrival_tree.hpp: a late root finds the others' result waiting), so it pays no
-//            matchmaker. The caller builds it when arrival_tree_due() says so, from arrival_lateness_s().
+//            matchmaker. It is kept where its mean in place, less the root's predicted wait for the last rank (which
+//            no tree shortens, and which in a margin of the whole call would hide what the tree saves after the
+//            last arrival), is below kDynamicMargin times the choice's less the same (the mean: with arrivals that
+//            repeat no rare kind of call hides in it, and a late rank's jitter moves 16 calls' medians more). The
+//            caller builds it when arrival_tree_due() says so, from arrival_lateness_s().
 //            Arrivals that do not repeat leave tree-dyn's part as it was;
 //   wisdom  a key an earlier job decided (api/wisdom.hpp) starts decided (start_from): its first kRecheckCalls calls
 //            are timed in place, native's too, and their agreed median kept within kDriftFactor of what the earlier
@@ -203,8 +207,11 @@ public:
     void record_start_wait(double seconds) { start_wait_s_ = seconds; }
     double start_wait_s() const { return start_wait_s_; }
     // With arrivals(): at a trial start, before agree_call, by rank how late each came to the last one after the
-    // first rank there (agreed).
-    void learn_arrivals(std::vector<double> lateness_s) { arrival_pattern_.add(std::move(lateness_s)); }
+    // first rank there (agreed), and which rank is the root.
+    void learn_arrivals(std::vector<double> lateness_s, int root) {
+        arrival_pattern_.add(std::move(lateness_s));
+        arrival_root_ = root;
+    }
     // Whether the caller is to build the arrival tree now, from arrival_lateness_s(), before the next call (the
     // weighing it runs in has just begun); then arrival_tree_built().
     bool arrival_tree_due() const { return arrival_tree_due_; }
@@ -387,6 +394,8 @@ private:
     ArrivalPattern arrival_pattern_;  // learnt at this decision's trial starts
     bool arrivals_repeat_ = false;
     double arrival_pattern_spread_s_ = 0;
+    double arrival_wait_s_ = 0;  // the root's predicted wait for the last rank
+    int arrival_root_ = 0;
     bool arrival_tree_due_ = false;
     std::vector<double> spreads_;  // agreed at this decision's trial starts
     double spread_s_ = 0;

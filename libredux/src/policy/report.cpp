@@ -236,7 +236,11 @@ std::string trial_words(const PlanReport& r) {
         line += tail;
     }
     if (r.arrival_spread_s && !r.dynamic_s) {
-        std::snprintf(tail, sizeof tail, "; arrivals %.3g s apart: tree-dyn not weighed", *r.arrival_spread_s);
+        std::snprintf(tail, sizeof tail, "; arrivals %.3g s apart: %s not weighed",
+                      r.arrival_lateness_s.empty()
+                          ? *r.arrival_spread_s
+                          : *std::max_element(r.arrival_lateness_s.begin(), r.arrival_lateness_s.end()),
+                      r.arrival_lateness_s.empty() ? "tree-dyn" : "the arrival tree");
         line += tail;
     }
     return line;
