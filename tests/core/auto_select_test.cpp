@@ -20,6 +20,7 @@
 
 namespace {
 
+using redux::ArrivalPattern;
 using redux::AutoSelect;
 
 // Runs one round of trials with the given times (the same on every call of a kind) and agrees on them as they
@@ -884,6 +885,38 @@ TEST(AutoSelect, RepeatingArrivalsWeighTheArrivalTree) {
             EXPECT_EQ(ranks->arrival_lateness_s(), expected);
         }
     }
+}
+
+// The pattern of the trials' starts: each rank's median lateness, the root's predicted wait, and whether the starts
+// repeat it. The same rank late by about the same repeats; a different rank each start predicts no lateness and does
+// not; a start far off (one in four here) does not stop a pattern from repeating.
+TEST(ArrivalPattern, RepeatsWhereMostStartsHoldTheMedians) {
+    ArrivalPattern same;
+    for (int start = 0; start < 8; ++start) {
+        same.add({0.0, start == 3 ? 0.0 : 20.0 + 0.5 * (start % 3), 1.0});  // start 3: rank 1 came on time
+    }
+    EXPECT_EQ(same.predicted_s(), (std::vector<double>{0.0, 20.5, 1.0}));
+    EXPECT_EQ(same.spread_s(), 20.5);
+    EXPECT_EQ(same.wait_s(0), 20.5);
+    EXPECT_EQ(same.wait_s(2), 19.5);
+    EXPECT_EQ(same.held(), 7);
+    EXPECT_TRUE(same.repeats());
+
+    ArrivalPattern turns;
+    for (int start = 0; start < 8; ++start) {
+        std::vector<double> late(4, 0.0);
+        late[static_cast<size_t>(start % 4)] = 20.0;
+        turns.add(late);
+    }
+    EXPECT_EQ(turns.spread_s(), 0.0);
+    EXPECT_EQ(turns.held(), 0);
+    EXPECT_FALSE(turns.repeats());
+
+    ArrivalPattern few;
+    few.add({0.0, 20.0});
+    few.add({0.0, 20.0});
+    EXPECT_EQ(few.held(), 2);
+    EXPECT_FALSE(few.repeats()) << "fewer than kLeastStarts";
 }
 
 // Ranks that come together (a spread under the choice's median, or none agreed): tree-dyn never runs, and the

@@ -71,15 +71,15 @@ void matrix_product(void* in, void* inout, int* count, MPI_Datatype*) {
     }
 }
 
-// auto (every rank passing REDUX_ALGORITHM_AUTO) on one key of a communicator of its own, rank late(call) 30 ms late
-// before each call, after a barrier where `iterations` (a program's iterations that start together; without one, ranks
-// that are not late run calls ahead of a late root), the loop stopping once `algorithm` has run kDynamicCalls times,
-// or after 300 calls: the ranks come
-// to auto's trials further apart than any reduction of 64 matrices takes, so after its trials auto weighs tree-dyn or
-// the arrival tree in place (policy/auto_select.hpp), kDynamicCalls calls of it; on 2 ranks there is neither. Every
-// result is checked against the test's own rank-order product, under a commutative op (MPI_SUM on the unsigned
-// entries) and a non-commutative one.
-void expect_weighed(const std::function<int(int call, int size)>& late, redux_algorithm algorithm, bool iterations) {
+// auto (every rank passing REDUX_ALGORITHM_AUTO) on one key of a communicator of its own, each rank late by
+// delay_us(call, size, rank) before each call, after a barrier where `iterations` (a program's iterations that start
+// together; without one, ranks that are not late run calls ahead of a late root). The loop stops once `algorithm` has
+// run kDynamicCalls times, or after 300 calls: the ranks come to auto's trials further apart than any reduction of 64
+// matrices takes, so after its trials auto weighs tree-dyn or the arrival tree in place (policy/auto_select.hpp),
+// kDynamicCalls calls of it; on 2 ranks there is neither. Every result is checked against the test's own rank-order
+// product, under a commutative op (MPI_SUM on the unsigned entries) and a non-commutative one.
+void expect_weighed(const std::function<useconds_t(int call, int size, int rank)>& delay_us, redux_algorithm algorithm,
+                    bool iterations) {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -119,7 +119,7 @@ void expect_weighed(const std::function<int(int call, int size)>& late, redux_al
                 }
             }
             if (iterations) MPI_Barrier(comm);
-            if (size >= 3 && rank == late(call, size)) usleep(30000);
+            if (size >= 3 && delay_us(call, size, rank) > 0) usleep(delay_us(call, size, rank));
             redux_call_info info{};
             const int count = commutative ? 4 * kCount : kCount;  // unsigned ints, or matrices
             const int rc = redux_reduce_ex(send.data(), got.data(), count, commutative ? MPI_UNSIGNED : matrix,
@@ -137,23 +137,27 @@ void expect_weighed(const std::function<int(int call, int size)>& late, redux_al
     MPI_Type_free(&matrix);
 }
 
-// A rank other than the root, drawn for each call, late: arrivals that do not repeat (not in turn, which auto's trial
-// calls, one in kExploreEvery, could see as the same rank late at every trial start), tree-dyn.
+// Every rank other than the root late by its own draw for each call, up to 30 ms: arrivals that do not repeat (not a
+// rank in turn, which auto's trial calls, one in kExploreEvery, could see as the same rank late at every trial start,
+// nor one of the two others on 3 ranks, which is the same one at most starts often enough), tree-dyn.
 TEST(ReduceTreeDyn, AutoWeighsItWhereRanksArriveApart) {
     expect_weighed(
-        [](int call, int size) {
-            std::mt19937 draw(static_cast<unsigned>(call));
-            return 1 + static_cast<int>(draw() % static_cast<unsigned>(size - 1));
+        [](int call, int size, int rank) -> useconds_t {
+            if (rank == 0) return 0;
+            std::mt19937 draw(static_cast<unsigned>(call * size + rank));
+            return static_cast<useconds_t>(draw() % 30000);
         },
         REDUX_ALGORITHM_TREE_DYN, false);
 }
 
-// The same rank late at every iteration, or the root: arrivals that repeat, the arrival tree.
+// The same rank 30 ms late at every iteration, or the root: arrivals that repeat, the arrival tree.
 TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeWhereTheSameRankIsLate) {
-    expect_weighed([](int, int size) { return size / 2; }, REDUX_ALGORITHM_ARRIVAL_TREE, true);
+    expect_weighed([](int, int size, int rank) -> useconds_t { return rank == size / 2 ? 30000 : 0; },
+                   REDUX_ALGORITHM_ARRIVAL_TREE, true);
 }
 TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeWhereTheRootIsLate) {
-    expect_weighed([](int, int) { return 0; }, REDUX_ALGORITHM_ARRIVAL_TREE, true);
+    expect_weighed([](int, int, int rank) -> useconds_t { return rank == 0 ? 30000 : 0; }, REDUX_ALGORITHM_ARRIVAL_TREE,
+                   true);
 }
 
 }  // namespace

@@ -127,6 +127,8 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
     report.arrival_lateness_s.clear();
     if (select.dynamic()) report.arrival_spread_s = select.arrival_spread_s();
     if (select.arrivals_repeat()) report.arrival_lateness_s = select.arrival_lateness_s();
+    report.arrival_starts = select.arrival_starts();
+    report.arrival_held = select.arrival_held();
     if (select.dynamic_weighed()) {
         report.dynamic = cached.trees[static_cast<size_t>(select.dynamic_tree())].name();
         report.dynamic_choice_s = select.dynamic_choice_s();

@@ -30,18 +30,17 @@ double ArrivalPattern::wait_s(int root) const {
     return *std::max_element(predicted.begin(), predicted.end()) - predicted[static_cast<size_t>(root)];
 }
 
-bool ArrivalPattern::repeats() const {
-    if (starts() < kLeastStarts) return false;
+int ArrivalPattern::held() const {
     const std::vector<double> predicted = predicted_s();
-    const double spread = *std::max_element(predicted.begin(), predicted.end());
-    if (!(spread > 0)) return false;
-    std::vector<double> misses;  // by start: the furthest a rank came from its prediction
+    const double spread = predicted.empty() ? 0.0 : *std::max_element(predicted.begin(), predicted.end());
+    if (!(spread > 0)) return 0;
+    int held = 0;
     for (const std::vector<double>& start : starts_) {
-        double furthest = 0;
+        double furthest = 0;  // the furthest a rank came from its prediction
         for (size_t r = 0; r < predicted.size(); ++r) furthest = std::max(furthest, std::abs(start[r] - predicted[r]));
-        misses.push_back(furthest);
+        if (furthest <= kRepeatShare * spread) ++held;
     }
-    return median(misses) <= kRepeatShare * spread;
+    return held;
 }
 
 }  // namespace redux

@@ -10,8 +10,9 @@ namespace redux {
 
 class ArrivalPattern {
 public:
-    // A start repeats the prediction when no rank came further from its predicted lateness than this share of the
-    // spread (the largest predicted lateness); the pattern repeats when the median start does.
+    // A start holds the prediction when no rank came further from its predicted lateness than this share of the
+    // spread (the largest predicted lateness); the pattern repeats when at least three quarters of the starts do (on 3
+    // ranks, one of two drawn at random each call holds a median prediction in half the starts or more).
     static constexpr double kRepeatShare = 0.25;
     // The fewest starts a pattern is told from.
     static constexpr int kLeastStarts = 3;
@@ -27,9 +28,12 @@ public:
     double spread_s() const;
     // How long `root` is predicted to wait for the last rank: the spread less its own lateness (0 when none).
     double wait_s(int root) const;
-    // Whether the arrivals repeat: at least kLeastStarts starts, a spread above 0, and in the median start no rank
-    // further than kRepeatShare of the spread from its prediction.
-    bool repeats() const;
+    // Whether the arrivals repeat: at least kLeastStarts starts, and at least three quarters of them held the
+    // prediction.
+    bool repeats() const { return starts() >= kLeastStarts && held() * 4 >= starts() * 3; }
+    // How many starts held the prediction: no rank further than kRepeatShare of the spread from it (0 where the
+    // spread is 0).
+    int held() const;
 
 private:
     std::vector<std::vector<double>> starts_;

@@ -26,6 +26,8 @@ bool AutoSelect::settle(Run choice, int tree) {
     arrivals_repeat_ = arrivals_ && arrival_pattern_.repeats();
     arrival_pattern_spread_s_ = arrival_pattern_.spread_s();
     arrival_wait_s_ = arrival_pattern_.wait_s(arrival_root_);
+    arrival_starts_ = arrival_pattern_.starts();
+    arrival_held_ = arrival_pattern_.held();
     dynamic_weighed_ = false;
     // Arrivals that repeat: the arrival tree, weighed on the spread the root's lateness included; else tree-dyn.
     dynamic_tree_ = arrivals_repeat_ ? arrival_tree() : trees_;

@@ -219,6 +219,9 @@ public:
     std::vector<double> arrival_lateness_s() const { return arrival_pattern_.predicted_s(); }
     // Whether the last trials' arrivals repeated (arrival_pattern.hpp), and their spread then, the root's included.
     bool arrivals_repeat() const { return arrivals_repeat_; }
+    // The last trials' starts that told the arrivals, and how many of them held the prediction.
+    int arrival_starts() const { return arrival_starts_; }
+    int arrival_held() const { return arrival_held_; }
     double arrival_pattern_spread_s() const { return arrival_pattern_spread_s_; }
     // A call next() described as neither timed nor watched. Inline: the settled pass-through calls it.
     void count() {
@@ -396,6 +399,7 @@ private:
     double arrival_pattern_spread_s_ = 0;
     double arrival_wait_s_ = 0;  // the root's predicted wait for the last rank
     int arrival_root_ = 0;
+    int arrival_starts_ = 0, arrival_held_ = 0;
     bool arrival_tree_due_ = false;
     std::vector<double> spreads_;  // agreed at this decision's trial starts
     double spread_s_ = 0;

@@ -101,6 +101,8 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"dynamic_mean_s", or_null(r.dynamic_mean_s)},
         {"dynamic", r.dynamic.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.dynamic)},
         {"arrival_lateness_s", r.arrival_lateness_s},
+        {"arrival_starts", r.arrival_starts},
+        {"arrival_held", r.arrival_held},
         {"calibration_s", r.calibration_s},
         {"planning_s", r.planning_s},
         {"node_pair_d_s", r.node_pair_d_s},
@@ -221,7 +223,10 @@ std::string trial_words(const PlanReport& r) {
         line += tail;
     }
     if (!r.arrival_lateness_s.empty()) {
-        line += "; arrivals repeat, each rank late by (s)";
+        std::snprintf(tail, sizeof tail,
+                      "; arrivals repeat (%d of %d starts held the prediction), each rank late by (s)", r.arrival_held,
+                      r.arrival_starts);
+        line += tail;
         for (const double late_s : r.arrival_lateness_s) {
             std::snprintf(tail, sizeof tail, " %.3g", late_s);
             line += tail;

@@ -59,8 +59,10 @@ struct PlanReport {
     std::optional<double> arrival_spread_s, dynamic_choice_s, dynamic_s, dynamic_choice_mean_s, dynamic_mean_s;
     std::string dynamic;
     // Where the trials' arrivals repeated: by rank, how late each came after the first (the medians the arrival tree
-    // is made for); empty otherwise.
+    // is made for); empty otherwise. Where auto learns arrivals, how many trial starts told them and how many of those
+    // held the prediction (policy/arrival_pattern.hpp).
     std::vector<double> arrival_lateness_s;
+    int arrival_starts = 0, arrival_held = 0;
     std::string native_excluded;  // why auto does not try the MPI library's reduce (policy/native_failures.hpp)
     // Under REDUX_WISDOM (api/wisdom.hpp): "started from" (the key starts from an earlier job's decision, `strategy`
     // there), "re-checked" (its first calls agreed: recheck_s), "no longer holds" (they did not: the trials start),
