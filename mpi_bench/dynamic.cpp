@@ -1,9 +1,11 @@
 #include "dynamic.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 
 namespace redux_bench {
 namespace {
@@ -27,6 +29,17 @@ bool read_nonnegative(const std::string& text, double& value) {
     return end == text.c_str() + text.size() && std::isfinite(value);
 }
 
+// The patterns that take a delay, by the name --arrival and the CSV give them (NAME:MS).
+struct ArrivalName {
+    ArrivalKind kind;
+    const char* name;
+};
+constexpr ArrivalName kArrivalNames[] = {{ArrivalKind::one_late, "one-late"},
+                                         {ArrivalKind::exponential, "exp"},
+                                         {ArrivalKind::same_late, "same-late"},
+                                         {ArrivalKind::root_late, "root-late"},
+                                         {ArrivalKind::each_late, "each-late"}};
+
 }  // namespace
 
 std::optional<ArrivalSpec> parse_arrival(const std::string& text, std::string& error) {
@@ -34,21 +47,15 @@ std::optional<ArrivalSpec> parse_arrival(const std::string& text, std::string& e
     if (text == "together") return spec;
     const auto colon = text.find(':');
     const std::string name = text.substr(0, colon);
-    if (name == "one-late") {
-        spec.kind = ArrivalKind::one_late;
-    } else if (name == "exp") {
-        spec.kind = ArrivalKind::exponential;
-    } else if (name == "same-late") {
-        spec.kind = ArrivalKind::same_late;
-    } else if (name == "root-late") {
-        spec.kind = ArrivalKind::root_late;
-    } else if (name == "each-late") {
-        spec.kind = ArrivalKind::each_late;
-    } else {
-        error = "--arrival: unknown pattern '" + text +
-                "' (together, one-late:MS, exp:MS, same-late:MS, root-late:MS, each-late:MS)";
+    const auto known = std::find_if(std::begin(kArrivalNames), std::end(kArrivalNames),
+                                    [&](const ArrivalName& n) { return name == n.name; });
+    if (known == std::end(kArrivalNames)) {
+        error = "--arrival: unknown pattern '" + text + "' (together";
+        for (const ArrivalName& n : kArrivalNames) error += std::string(", ") + n.name + ":MS";
+        error += ")";
         return std::nullopt;
     }
+    spec.kind = known->kind;
     if (colon == std::string::npos || !read_nonnegative(text.substr(colon + 1), spec.delay_ms)) {
         error = "--arrival: " + name + " needs a delay in milliseconds, as " + name + ":MS with MS >= 0 (got '" + text +
                 "')";
@@ -65,29 +72,12 @@ std::optional<double> parse_cost_cv(const std::string& text, std::string& error)
 }
 
 std::string arrival_label(const ArrivalSpec& spec) {
-    const char* name = "together";
-    switch (spec.kind) {
-        case ArrivalKind::together:
-            return name;
-        case ArrivalKind::one_late:
-            name = "one-late:";
-            break;
-        case ArrivalKind::exponential:
-            name = "exp:";
-            break;
-        case ArrivalKind::same_late:
-            name = "same-late:";
-            break;
-        case ArrivalKind::root_late:
-            name = "root-late:";
-            break;
-        case ArrivalKind::each_late:
-            name = "each-late:";
-            break;
-    }
+    const auto known = std::find_if(std::begin(kArrivalNames), std::end(kArrivalNames),
+                                    [&](const ArrivalName& n) { return spec.kind == n.kind; });
+    if (known == std::end(kArrivalNames)) return "together";
     char ms[32];
     std::snprintf(ms, sizeof ms, "%g", spec.delay_ms);
-    return name + std::string(ms);
+    return known->name + (":" + std::string(ms));
 }
 
 double arrival_delay_s(const ArrivalSpec& spec, int ranks, long iteration, int rank, int root) {

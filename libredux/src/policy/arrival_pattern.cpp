@@ -7,6 +7,11 @@
 #include <cmath>
 
 namespace redux {
+namespace {
+
+double largest(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
+
+}  // namespace
 
 std::vector<double> ArrivalPattern::predicted_s() const {
     if (starts_.empty()) return {};
@@ -19,20 +24,17 @@ std::vector<double> ArrivalPattern::predicted_s() const {
     return predicted;
 }
 
-double ArrivalPattern::spread_s() const {
-    const std::vector<double> predicted = predicted_s();
-    return predicted.empty() ? 0.0 : *std::max_element(predicted.begin(), predicted.end());
-}
+double ArrivalPattern::spread_s() const { return largest(predicted_s()); }
 
 double ArrivalPattern::wait_s(int root) const {
     const std::vector<double> predicted = predicted_s();
     if (root < 0 || static_cast<size_t>(root) >= predicted.size()) return 0.0;
-    return *std::max_element(predicted.begin(), predicted.end()) - predicted[static_cast<size_t>(root)];
+    return largest(predicted) - predicted[static_cast<size_t>(root)];
 }
 
 int ArrivalPattern::held() const {
     const std::vector<double> predicted = predicted_s();
-    const double spread = predicted.empty() ? 0.0 : *std::max_element(predicted.begin(), predicted.end());
+    const double spread = largest(predicted);
     if (!(spread > 0)) return 0;
     int held = 0;
     for (const std::vector<double>& start : starts_) {

@@ -206,9 +206,8 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
         // The arrival tree: both sides less the root's predicted wait for the last rank, which neither can shorten
         // and which would otherwise hide the difference in the margin; the mean decides (the arrivals repeat, so no
         // rare kind of call hides in it, and a late rank's jitter moves 16 calls' medians more than their mean).
-        const double wait_s = dynamic_tree_ == arrival_tree() ? arrival_wait_s_ : 0.0;
         const bool faster = dynamic_tree_ == arrival_tree()
-                                ? agreed[3] - wait_s < kDynamicMargin * (agreed[1] - wait_s)
+                                ? agreed[3] - arrival_wait_s_ < kDynamicMargin * (agreed[1] - arrival_wait_s_)
                                 : agreed[2] < kDynamicMargin * agreed[0] && agreed[3] < agreed[1] / kDynamicMargin;
         if (faster) {
             decide(Run::planned, dynamic_tree());
