@@ -709,8 +709,9 @@ TEST(FamilyPieces, OnePerPieceBytesBetweenOneAndTheMost) {
 }
 
 TEST(FamilyNames, NamesAndValuesRoundTrip) {
-    for (FamilyAlgorithm algorithm : {FamilyAlgorithm::recursive_doubling, FamilyAlgorithm::reduce_scatter,
-                                      FamilyAlgorithm::ring, FamilyAlgorithm::arrival_tree}) {
+    for (FamilyAlgorithm algorithm :
+         {FamilyAlgorithm::recursive_doubling, FamilyAlgorithm::reduce_scatter, FamilyAlgorithm::ring,
+          FamilyAlgorithm::arrival_tree, FamilyAlgorithm::late_rank}) {
         SCOPED_TRACE(std::string(family_name(algorithm)));
         EXPECT_EQ(parse_family(family_name(algorithm)), algorithm);
         EXPECT_EQ(family_of(public_family(algorithm)), algorithm);
@@ -725,10 +726,12 @@ TEST(FamilyNames, NamesAndValuesRoundTrip) {
     EXPECT_EQ(REDUX_ALGORITHM_TREE_DYN, 18);
     EXPECT_EQ(REDUX_ALGORITHM_RING, 19);
     EXPECT_EQ(REDUX_ALGORITHM_ARRIVAL_TREE, 20);
+    EXPECT_EQ(REDUX_ALGORITHM_LATE_RANK, 21);
     EXPECT_EQ(parse_family("recursive_doubling"), FamilyAlgorithm::recursive_doubling);  // '_' for '-'
     EXPECT_EQ(parse_family("reduce_scatter"), FamilyAlgorithm::reduce_scatter);
     EXPECT_EQ(parse_family("tree_dyn"), FamilyAlgorithm::tree_dyn);
     EXPECT_EQ(parse_family("arrival_tree"), FamilyAlgorithm::arrival_tree);
+    EXPECT_EQ(parse_family("late_rank"), FamilyAlgorithm::late_rank);
     for (const char* name :
          {"", "tree", "auto", "native", "optimal", "Ring", "Recursive-Doubling", "reduce-scatter "}) {
         EXPECT_FALSE(parse_family(name).has_value()) << '"' << name << '"';
@@ -749,7 +752,7 @@ TEST(FamilyNames, EveryOtherAlgorithmValueIsNoFamily) {
     for (int value = -2; value <= 64; ++value) {
         if (value == REDUX_ALGORITHM_RECURSIVE_DOUBLING || value == REDUX_ALGORITHM_REDUCE_SCATTER ||
             value == REDUX_ALGORITHM_TREE_DYN || value == REDUX_ALGORITHM_RING ||
-            value == REDUX_ALGORITHM_ARRIVAL_TREE) {
+            value == REDUX_ALGORITHM_ARRIVAL_TREE || value == REDUX_ALGORITHM_LATE_RANK) {
             continue;
         }
         EXPECT_FALSE(family_of(value).has_value()) << "value " << value;

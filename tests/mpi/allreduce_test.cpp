@@ -44,6 +44,7 @@ constexpr redux_algorithm kAlgorithms[] = {
     REDUX_ALGORITHM_RECURSIVE_DOUBLING, REDUX_ALGORITHM_REDUCE_SCATTER, REDUX_ALGORITHM_RING,
     REDUX_ALGORITHM_BINOMIAL,           REDUX_ALGORITHM_OPTIMAL,        REDUX_ALGORITHM_CHAIN,
     REDUX_ALGORITHM_TWO_TREE,           REDUX_ALGORITHM_AUTO,           REDUX_ALGORITHM_NATIVE,
+    REDUX_ALGORITHM_LATE_RANK,
 };
 
 // 10007 is prime: no rank count divides it, so blocks and segments come out uneven.

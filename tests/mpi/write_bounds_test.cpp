@@ -102,8 +102,9 @@ TEST(WriteBounds, RepeatedCalls) {
     const auto matrices = redux_test::matrix_operand(redux_test::MatrixLayout::vector_with_gap);
     uint64_t seed = 4000;
     for (CollectiveKind kind : kKinds) {
-        for (redux_algorithm algorithm : {REDUX_ALGORITHM_AUTO, REDUX_ALGORITHM_OPTIMAL, REDUX_ALGORITHM_TWO_TREE,
-                                          REDUX_ALGORITHM_REDUCE_SCATTER, REDUX_ALGORITHM_RING}) {
+        for (redux_algorithm algorithm :
+             {REDUX_ALGORITHM_AUTO, REDUX_ALGORITHM_OPTIMAL, REDUX_ALGORITHM_TWO_TREE, REDUX_ALGORITHM_REDUCE_SCATTER,
+              REDUX_ALGORITHM_RING, REDUX_ALGORITHM_LATE_RANK}) {
             for (int repeat = 0; repeat < 6; ++repeat) {
                 CollectiveCall call;
                 call.kind = kind;

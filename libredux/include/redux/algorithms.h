@@ -51,7 +51,8 @@
     X(REDUCE_SCATTER,     reduce_scatter,     "reduce-scatter",     17) /* recursive halving (+ allgather) */ \
     X(TREE_DYN,           tree_dyn,           "tree-dyn",           18) /* reduce: pairs chosen at run time */ \
     X(RING,               ring,               "ring",               19) /* ring reduce-scatter (+ allgather) */ \
-    X(ARRIVAL_TREE,       arrival_tree,       "arrival-tree",       20) /* reduce: a tree for the arrivals */
+    X(ARRIVAL_TREE,       arrival_tree,       "arrival-tree",       20) /* reduce: a tree for the arrivals */ \
+    X(LATE_RANK,          late_rank,          "late-rank",          21) /* allreduce: one rank comes last */
 /* clang-format on */
 
 #define REDUX_ALGORITHM_ENUMERATOR_(ENUM, name, text, value, needs) REDUX_ALGORITHM_##ENUM = value,

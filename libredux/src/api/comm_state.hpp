@@ -72,6 +72,7 @@ struct PlannedTree {
     SpreadRole spread;         // a family tree's second phase at this rank
     DynBatches batches;        // tree-dyn's
     int64_t flight_bytes = 0;  // recursive halving's: what it sends ahead of its partner's pieces (family_window)
+    int late_rank = -1;        // late-rank's: the rank expected last
 
     // Its name for people and its public value: the strategy's, or the family algorithm's.
     std::string name() const;

@@ -66,8 +66,9 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
     const int64_t bytes = static_cast<int64_t>(key.type_size) * tree_key.count;
     std::vector<PlannedTree> trees;
     std::optional<FamilyAlgorithm> asked = family_of(key.algorithm);
+    if (asked == FamilyAlgorithm::late_rank && key.collective != Collective::allreduce) asked = FamilyAlgorithm::ring;
     if ((asked == FamilyAlgorithm::recursive_doubling && key.collective == Collective::reduce_scatter_block) ||
-        (asked == FamilyAlgorithm::ring && !key.commutative)) {
+        ((asked == FamilyAlgorithm::ring || asked == FamilyAlgorithm::late_rank) && !key.commutative)) {
         asked = FamilyAlgorithm::reduce_scatter;
     }
     const bool automatic = key.algorithm == REDUX_ALGORITHM_AUTO;
@@ -103,6 +104,13 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
             case FamilyAlgorithm::ring:
                 tree.predicted_s = predict_ring(state.size, costs, input.latency_s, halving, key.collective);
                 break;
+            case FamilyAlgorithm::late_rank:  // the last rank, with the others together: the ring among them, the
+                                              // last rank's vector out, its block folded, a block's result out
+                tree.late_rank = state.size - 1;
+                tree.predicted_s =
+                    predict_ring(state.size - 1, costs, input.latency_s, halving, Collective::reduce_scatter_block) +
+                    costs.transfer_s + 2 * costs.compute_s / std::max(state.size - 1, 1) + 2 * input.latency_s;
+                break;
             default:
                 tree.predicted_s = predict_reduce_scatter(shape, costs, input.latency_s, halving, key.collective);
                 break;
@@ -117,6 +125,12 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
         if (key.commutative && state.size >= 3) add(FamilyAlgorithm::ring);
         std::stable_sort(trees.begin(), trees.end(),
                          [](const PlannedTree& a, const PlannedTree& b) { return a.predicted_s < b.predicted_s; });
+        // After the contenders, late-rank for the rank the trials find latest, weighed only where one is
+        // (policy/auto_select.hpp)
+        if (key.collective == Collective::allreduce && key.commutative && state.size >= 3 &&
+            state.size <= AutoSelect::kArrivalRanks) {
+            add(FamilyAlgorithm::late_rank);
+        }
     }
     cached.trees = std::move(trees);
 }

@@ -120,8 +120,10 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
             report.predicted_by_strategy_s.emplace_back(tree.name(), tree.predicted_s);
         }
         if (key.algorithm == REDUX_ALGORITHM_AUTO) {
-            cached->auto_select =
-                AutoSelect(static_cast<int>(cached->trees.size()), {}, false, AutoSelect::kExploreEvery);
+            // late-rank, if planned, after the contenders: weighed only where one rank comes last call after call
+            const bool arrivals = cached->trees.back().family == FamilyAlgorithm::late_rank;
+            const int contenders = static_cast<int>(cached->trees.size()) - (arrivals ? 1 : 0);
+            cached->auto_select = AutoSelect(contenders, {}, false, AutoSelect::kExploreEvery, arrivals);
             const char* failure = native_failures(state, key).every_call;
             if (failure != nullptr) {
                 cached->auto_select.exclude_native();

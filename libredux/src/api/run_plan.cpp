@@ -46,8 +46,8 @@ redux_call_info planned_info(const CachedPlan& cached, const PlannedTree& tree) 
 int run_tree(const ReduceCall& call, const Route& route, int tree) {
     CachedPlan& cached = *route.plan->plan;
     const PlannedTree& planned = cached.trees[static_cast<size_t>(tree)];
-    const ExecPlan plan{planned.family,   &planned.program, planned.segments,      &planned.spread,
-                        &planned.batches, cached.knobs,     cached.op_piece_bytes, planned.flight_bytes};
+    const ExecPlan plan{planned.family, &planned.program,      planned.segments,     &planned.spread,  &planned.batches,
+                        cached.knobs,   cached.op_piece_bytes, planned.flight_bytes, planned.late_rank};
     return execute(plan, exec_call(call, *route.state, *route.plan), cached.workspace);
 }
 
@@ -205,7 +205,7 @@ int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cach
         const double longest = *std::max_element(agreed + 3, agreed + count);
         std::vector<double> lateness_s(static_cast<size_t>(state.size));
         for (int r = 0; r < state.size; ++r) lateness_s[static_cast<size_t>(r)] = longest - agreed[3 + r];
-        select.learn_arrivals(std::move(lateness_s), call.root);
+        select.learn_arrivals(std::move(lateness_s), call.collective == Collective::reduce ? call.root : -1);
     }
     if (select.agree_call(agreed[0], spread_s)) log_decision(state, cached, select);
     if (!select.needs_agreement()) return MPI_SUCCESS;
@@ -216,12 +216,17 @@ int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cach
 }
 
 // The arrival tree for the arrivals the trials learnt, where the weighing that runs it has just begun
-// (AutoSelect::arrival_tree_due).
+// (AutoSelect::arrival_tree_due); MPI_Allreduce's late-rank for the rank predicted latest.
 void build_arrival_tree(const ReduceCall& call, const Route& route, AutoSelect& select) {
     if (!select.arrival_tree_due()) return;
     CachedPlan& cached = *route.plan->plan;
-    cached.trees[static_cast<size_t>(select.arrival_tree())] = arrival_planned_tree(
-        *route.state, call.root, cached.costs, route.plan->commutative, select.arrival_lateness_s());
+    PlannedTree& tree = cached.trees[static_cast<size_t>(select.arrival_tree())];
+    const std::vector<double> lateness_s = select.arrival_lateness_s();
+    if (tree.family == FamilyAlgorithm::late_rank) {
+        tree.late_rank = static_cast<int>(std::max_element(lateness_s.begin(), lateness_s.end()) - lateness_s.begin());
+    } else {
+        tree = arrival_planned_tree(*route.state, call.root, cached.costs, route.plan->commutative, lateness_s);
+    }
     select.arrival_tree_built();
 }
 

@@ -32,6 +32,13 @@ void build_reduce_scatter(const ExecCall& call, int64_t least_piece_bytes, int64
 // accumulator is recvbuf (allreduce) or vector1, vector0 the received partials.
 void build_ring(const ExecCall& call, int64_t least_piece_bytes, int64_t flight_bytes,
                 std::vector<ScheduleStep>& steps);
+// MPI_Allreduce with one rank, `late`, expected to come last (commutative ops; plan/family.hpp): the other ranks
+// reduce-scatter among themselves around the ring of build_ring while they wait, the late rank sends each of them
+// its part of the block it keeps, and each folds that in and sends its block's result to every other rank. Places:
+// the accumulator is recvbuf, vector0 the ring's received partials, vector1 the late rank's part. Not an allreduce,
+// or `late` not a rank: build_ring.
+void build_late_rank(const ExecCall& call, int late, int64_t least_piece_bytes, int64_t flight_bytes,
+                     std::vector<ScheduleStep>& steps);
 // The second phase of a tree: rank 0 holds the reduction of the whole vector (allreduce: in recvbuf; reduce-
 // scatter-block: in vector0). Allreduce: role.segments pipelined pieces down the role's tree into recvbuf;
 // reduce-scatter-block: each rank's block from rank 0.

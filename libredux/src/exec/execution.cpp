@@ -38,6 +38,7 @@ int Execution::start(const ExecPlan& plan, const ExecCall& call, Workspace& work
         case FamilyAlgorithm::recursive_doubling:
         case FamilyAlgorithm::reduce_scatter:
         case FamilyAlgorithm::ring:
+        case FamilyAlgorithm::late_rank:
             return start_schedule();
         case FamilyAlgorithm::tree_dyn:
             part_ = Part::tree_dyn;
@@ -87,7 +88,8 @@ int Execution::start_schedule() {
                           spread ? plan_->spread->segments : 0,
                           call.in_place,
                           plan_->least_piece_bytes,
-                          plan_->flight_bytes};
+                          plan_->flight_bytes,
+                          plan_->late_rank};
     if (!state.built || !(state.key == key)) {
         state.built = false;
         if (spread) {
@@ -96,6 +98,8 @@ int Execution::start_schedule() {
             build_recursive_doubling(call, state.steps);
         } else if (plan_->algorithm == FamilyAlgorithm::ring) {
             build_ring(call, plan_->least_piece_bytes, plan_->flight_bytes, state.steps);
+        } else if (plan_->algorithm == FamilyAlgorithm::late_rank) {
+            build_late_rank(call, plan_->late_rank, plan_->least_piece_bytes, plan_->flight_bytes, state.steps);
         } else {
             build_reduce_scatter(call, plan_->least_piece_bytes, plan_->flight_bytes, state.steps);
         }

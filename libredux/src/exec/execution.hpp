@@ -31,6 +31,7 @@ struct ExecPlan {
     ExecKnobs knobs;
     int64_t least_piece_bytes = 0;  // recursive halving's pieces' floor (family_pieces, plan/family.hpp)
     int64_t flight_bytes = 0;       // and what it sends ahead of its partner's pieces (family_window)
+    int late_rank = -1;             // late-rank's: the rank expected last
 };
 
 class Execution {

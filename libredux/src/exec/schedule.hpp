@@ -47,10 +47,12 @@ struct ScheduleKey {
     bool in_place = false;
     int64_t least_piece_bytes = 0;
     int64_t flight_bytes = 0;
+    int late_rank = -1;
     bool operator==(const ScheduleKey& o) const {
         return algorithm == o.algorithm && spread == o.spread && collective == o.collective && rank == o.rank &&
                size == o.size && root == o.root && count == o.count && segments == o.segments &&
-               in_place == o.in_place && least_piece_bytes == o.least_piece_bytes && flight_bytes == o.flight_bytes;
+               in_place == o.in_place && least_piece_bytes == o.least_piece_bytes && flight_bytes == o.flight_bytes &&
+               late_rank == o.late_rank;
     }
 };
 

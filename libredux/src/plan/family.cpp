@@ -40,6 +40,8 @@ std::optional<FamilyAlgorithm> family_of(int algorithm) {
             return FamilyAlgorithm::ring;
         case REDUX_ALGORITHM_ARRIVAL_TREE:
             return FamilyAlgorithm::arrival_tree;
+        case REDUX_ALGORITHM_LATE_RANK:
+            return FamilyAlgorithm::late_rank;
         default:
             return std::nullopt;
     }
@@ -51,6 +53,7 @@ std::optional<FamilyAlgorithm> parse_family(std::string_view name) {
     if (name == "tree-dyn" || name == "tree_dyn") return FamilyAlgorithm::tree_dyn;
     if (name == "ring") return FamilyAlgorithm::ring;
     if (name == "arrival-tree" || name == "arrival_tree") return FamilyAlgorithm::arrival_tree;
+    if (name == "late-rank" || name == "late_rank") return FamilyAlgorithm::late_rank;
     return std::nullopt;
 }
 
@@ -66,6 +69,8 @@ std::string_view family_name(FamilyAlgorithm algorithm) {
             return "ring";
         case FamilyAlgorithm::arrival_tree:
             return "arrival-tree";
+        case FamilyAlgorithm::late_rank:
+            return "late-rank";
         case FamilyAlgorithm::tree:
             break;
     }
@@ -82,6 +87,8 @@ redux_algorithm public_family(FamilyAlgorithm algorithm) {
             return REDUX_ALGORITHM_RING;
         case FamilyAlgorithm::arrival_tree:
             return REDUX_ALGORITHM_ARRIVAL_TREE;
+        case FamilyAlgorithm::late_rank:
+            return REDUX_ALGORITHM_LATE_RANK;
         case FamilyAlgorithm::reduce_scatter:
         case FamilyAlgorithm::tree:
             break;

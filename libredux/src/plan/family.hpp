@@ -41,7 +41,15 @@ enum class Collective : uint8_t { reduce, allreduce, reduce_scatter_block };
 // tree, or a scatter from the root), recursive doubling, or recursive halving (then an allgather); and MPI_Reduce's
 // tree-dyn, whose pairs are chosen at run time; and the ring (commutative ops: see below).
 // arrival_tree runs as a tree (its program); only its name differs.
-enum class FamilyAlgorithm : uint8_t { tree, recursive_doubling, reduce_scatter, tree_dyn, ring, arrival_tree };
+enum class FamilyAlgorithm : uint8_t {
+    tree,
+    recursive_doubling,
+    reduce_scatter,
+    tree_dyn,
+    ring,
+    arrival_tree,
+    late_rank
+};
 
 // The public values and names of the non-tree algorithms (REDUX_FAMILY_ALGORITHMS, redux/algorithms.h).
 std::optional<FamilyAlgorithm> family_of(int algorithm);  // nullopt for every other value

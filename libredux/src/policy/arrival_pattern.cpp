@@ -28,7 +28,8 @@ double ArrivalPattern::spread_s() const { return largest(predicted_s()); }
 
 double ArrivalPattern::wait_s(int root) const {
     const std::vector<double> predicted = predicted_s();
-    if (root < 0 || static_cast<size_t>(root) >= predicted.size()) return 0.0;
+    if (predicted.empty() || static_cast<size_t>(root) >= predicted.size()) return 0.0;
+    if (root < 0) return largest(predicted) - *std::min_element(predicted.begin(), predicted.end());
     return largest(predicted) - predicted[static_cast<size_t>(root)];
 }
 

@@ -26,7 +26,8 @@ public:
     std::vector<double> predicted_s() const;
     // The largest predicted lateness, the root's included (0 when none).
     double spread_s() const;
-    // How long `root` is predicted to wait for the last rank: the spread less its own lateness (0 when none).
+    // How long `root` is predicted to wait for the last rank: the spread less its own lateness (0 when none); root -1:
+    // the earliest rank (an allreduce is done when its last rank is, and its first waits longest).
     double wait_s(int root) const;
     // Whether the arrivals repeat: at least kLeastStarts starts, and at least three quarters of them held the
     // prediction.

@@ -33,7 +33,9 @@ bool AutoSelect::settle(Run choice, int tree) {
     dynamic_tree_ = arrivals_repeat_ ? arrival_tree() : trees_;
     const double spread_s = arrivals_repeat_ ? arrival_pattern_spread_s_ : spread_s_;
     const double choice_s = medians_[static_cast<size_t>(choice == Run::native ? native_arm() : tree)];
-    if (!dynamic_ || native_excluded_ || !(spread_s > kSpreadFactor * choice_s)) {
+    const bool weighs = arrivals_repeat_ || dynamic_;
+    const double factor = arrivals_repeat_ ? kArrivalShare : kSpreadFactor;
+    if (!weighs || native_excluded_ || !(spread_s > factor * choice_s)) {
         decide(choice, tree);
         return true;
     }

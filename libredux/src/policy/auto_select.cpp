@@ -31,7 +31,7 @@ AutoSelect::AutoSelect(int trees, KnownNativeFailures native_failures, bool dyna
       trees_(std::clamp(trees, 1, kMaxTrees)),
       explore_every_(std::max(explore_every, 1)),
       dynamic_(dynamic),
-      arrivals_(dynamic && arrivals),
+      arrivals_(arrivals),
       dynamic_tree_(trees_) {
     restart_trials();
 }

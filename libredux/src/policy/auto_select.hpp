@@ -69,12 +69,14 @@
 //            much more the mean says so; the margin because each side draws its own calls, and 16 calls of two
 //            kinds hold a few of the rarer kind more or less. Elsewhere tree-dyn never runs: ranks that arrive
 //            together pay nothing for it;
-//   arrivals where the key also has an arrival tree (after tree-dyn, on kArrivalRanks ranks or fewer): each trial
+//   arrivals where the key also has an arrival tree (MPI_Reduce: after tree-dyn, on kArrivalRanks ranks or fewer;
+//            MPI_Allreduce of a commutative op on 3 to kArrivalRanks ranks: late-rank, exec/exchanges.hpp, made for
+//            the rank predicted latest; "the root" below is then the earliest rank, which waits longest): each trial
 //            start also tells every rank how late each rank came after the first one there (learn_arrivals;
 //            policy/arrival_pattern.hpp). Where that repeats from one start to the next (the same ranks late by
 //            about the same, as a program's load imbalance makes them), the arrival tree takes tree-dyn's part
 //            above, weighed where the predicted lateness of the latest rank, the root included, exceeds
-//            kSpreadFactor times the choice's median: its pairs are made before the call for the arrivals
+//            kArrivalShare times the choice's median: its pairs are made before the call for the arrivals
 //            predicted (plan/trees/arrival_tree.hpp: a late root finds the others' result waiting), so it pays no
 //            matchmaker. It is kept where its mean in place, less the root's predicted wait for the last rank (which
 //            no tree shortens, and which in a margin of the whole call would hide what the tree saves after the
@@ -128,6 +130,11 @@ public:
     // Tree-dyn is weighed where the ranks' median spread at the trials' starts exceeds this many of the choice's
     // median trial call.
     static constexpr double kSpreadFactor = 1.0;
+    // The arrival tree is weighed where the latest rank's predicted lateness exceeds this share of the choice's median
+    // trial call: what a plan made for the arrivals saves is the others' work done while they wait, at most the
+    // lateness, so a lateness shorter than the call is worth weighing too (an allreduce of 60 ms with a rank 20 ms
+    // late every call saves 25 ms on the emulated cluster).
+    static constexpr double kArrivalShare = 0.25;
     static constexpr double kDynamicMargin =
         0.9;  // in place: tree-dyn's median below 0.9x, mean below 1/0.9x the choice's
     // The most ranks whose arrivals the trials learn: each trial start carries one double per rank.
@@ -172,7 +179,8 @@ public:
     // `trees` planned trees (1 .. kMaxTrees), tree 0 the model's choice; with `dynamic`, tree-dyn is the caller's
     // tree number `trees` (dynamic_tree()), weighed after the trials where the ranks' arrivals are spread. In the
     // trials a tree's call comes at most once in `explore_every` calls (kExploreEvery).
-    // With `arrivals` (and `dynamic`), the arrival tree is the caller's tree number `trees` + 1.
+    // With `arrivals`, the arrival tree (MPI_Allreduce's: late-rank) is the caller's tree number after them (and
+    // after tree-dyn).
     explicit AutoSelect(int trees = 1, KnownNativeFailures native_failures = {}, bool dynamic = false,
                         int explore_every = 1, bool arrivals = false);
 
@@ -189,10 +197,10 @@ public:
 
     int trees() const { return trees_; }
     bool dynamic() const { return dynamic_; }
-    // The dynamic contender weighed or decided last: tree-dyn (trees()), or the arrival tree (trees() + 1).
+    // The dynamic contender weighed or decided last: tree-dyn (trees()), or the arrival tree (arrival_tree()).
     int dynamic_tree() const { return dynamic_tree_; }
     bool arrivals() const { return arrivals_; }
-    int arrival_tree() const { return trees_ + 1; }
+    int arrival_tree() const { return trees_ + (dynamic_ ? 1 : 0); }
     Step next() const;
     void record(double seconds);  // this rank's time for the call next() described, when timed or watched
 
@@ -207,7 +215,7 @@ public:
     void record_start_wait(double seconds) { start_wait_s_ = seconds; }
     double start_wait_s() const { return start_wait_s_; }
     // With arrivals(): at a trial start, before agree_call, by rank how late each came to the last one after the
-    // first rank there (agreed), and which rank is the root.
+    // first rank there (agreed), and which rank is the root (-1: none, the call is done when its last rank is).
     void learn_arrivals(std::vector<double> lateness_s, int root) {
         arrival_pattern_.add(std::move(lateness_s));
         arrival_root_ = root;
