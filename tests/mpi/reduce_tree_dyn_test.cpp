@@ -77,9 +77,11 @@ void matrix_product(void* in, void* inout, int* count, MPI_Datatype*) {
 // run kDynamicCalls times, or after 300 calls: the ranks come to auto's trials further apart than any reduction of 64
 // matrices takes, so after its trials auto weighs tree-dyn or the arrival tree in place (policy/auto_select.hpp),
 // kDynamicCalls calls of it; on 2 ranks there is neither. Every result is checked against the test's own rank-order
-// product, under a commutative op (MPI_SUM on the unsigned entries) and a non-commutative one.
+// product, under a commutative op (MPI_SUM on the unsigned entries) and a non-commutative one. `allreduce`: the same
+// as MPI_Allreduce, every rank's result checked; its arrival contender, late-rank, is for commutative ops only, so
+// under the matrix product it must never run.
 void expect_weighed(const std::function<useconds_t(int call, int size, int rank)>& delay_us, redux_algorithm algorithm,
-                    bool iterations) {
+                    bool iterations, bool allreduce = false) {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -122,15 +124,18 @@ void expect_weighed(const std::function<useconds_t(int call, int size, int rank)
             if (size >= 3 && delay_us(call, size, rank) > 0) usleep(delay_us(call, size, rank));
             redux_call_info info{};
             const int count = commutative ? 4 * kCount : kCount;  // unsigned ints, or matrices
-            const int rc = redux_reduce_ex(send.data(), got.data(), count, commutative ? MPI_UNSIGNED : matrix,
-                                           commutative ? MPI_SUM : product, 0, comm, &options, &info);
+            const MPI_Datatype type = commutative ? MPI_UNSIGNED : matrix;
+            const MPI_Op op = commutative ? MPI_SUM : product;
+            const int rc = allreduce
+                               ? redux_allreduce_ex(send.data(), got.data(), count, type, op, comm, &options, &info)
+                               : redux_reduce_ex(send.data(), got.data(), count, type, op, 0, comm, &options, &info);
             ASSERT_EQ(rc, MPI_SUCCESS);
             if (info.algorithm == algorithm) ++weighed_calls;
-            if (rank == 0) {
+            if (rank == 0 || allreduce) {
                 EXPECT_EQ(got, want) << "call " << call;
             }
         }
-        EXPECT_EQ(weighed_calls, size >= 3 ? kDynamicCalls : 0);
+        EXPECT_EQ(weighed_calls, size >= 3 && (commutative || !allreduce) ? kDynamicCalls : 0);
         MPI_Comm_free(&comm);
     }
     MPI_Op_free(&product);
@@ -158,6 +163,11 @@ TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeWhereTheSameRankIsLate) {
 TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeWhereTheRootIsLate) {
     expect_weighed([](int, int, int rank) -> useconds_t { return rank == 0 ? 30000 : 0; }, REDUX_ALGORITHM_ARRIVAL_TREE,
                    true);
+}
+// MPI_Allreduce with the same rank 30 ms late at every iteration: late-rank (the arrival tree's part for allreduce).
+TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeOfAllreduceWhereTheSameRankIsLate) {
+    expect_weighed([](int, int size, int rank) -> useconds_t { return rank == size / 2 ? 30000 : 0; },
+                   REDUX_ALGORITHM_LATE_RANK, true, true);
 }
 
 }  // namespace
