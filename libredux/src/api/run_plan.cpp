@@ -196,7 +196,9 @@ int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cach
         mine[1] = wait_s;
         mine[2] = -wait_s;
     }
-    if (select.arrivals() && waited) mine[3 + state.rank] = wait_s;
+    // The root's wait ends when it has heard the last rank, the others' when its word reaches them, a message's time in
+    // flight later: without that time the root would look late by it.
+    if (select.arrivals() && waited) mine[3 + state.rank] = wait_s + (root ? cached.costs.flight_s : 0.0);
     const double came = MPI_Wtime();
     REDUX_MPI(start_together_yielding(state.comm, call.root, start, mine, agreed, count));
     select.record_start_wait(start - came);

@@ -130,13 +130,14 @@ public:
     // Tree-dyn is weighed where the ranks' median spread at the trials' starts exceeds this many of the choice's
     // median trial call.
     static constexpr double kSpreadFactor = 1.0;
-    // The arrival tree is weighed where the latest rank's predicted lateness exceeds this share of the choice's median
-    // trial call: what a plan made for the arrivals saves is the others' work done while they wait, at most the
-    // lateness, so a lateness shorter than the call is worth weighing too (an allreduce of 60 ms with a rank 20 ms
-    // late every call saves 25 ms on the emulated cluster).
-    static constexpr double kArrivalShare = 0.25;
     static constexpr double kDynamicMargin =
         0.9;  // in place: tree-dyn's median below 0.9x, mean below 1/0.9x the choice's
+    // The arrival tree is weighed where the latest rank's predicted lateness exceeds this share of the choice's median
+    // trial call: what a plan made for the arrivals saves is the others' work done while they wait, at most the
+    // lateness, and it is kept only where it saves 1 - kDynamicMargin of the call, so a lateness below that share
+    // cannot pay, and one above it may, however long the call (an allreduce of 100 ms with a rank 20 ms late every
+    // call saves 40 ms on the emulated cluster).
+    static constexpr double kArrivalShare = 1 - kDynamicMargin;
     // The most ranks whose arrivals the trials learn: each trial start carries one double per rank.
     static constexpr int kArrivalRanks = 64;
     // A key's first calls go to the library's own collective before the key is planned or tried (api/first_calls.hpp,

@@ -232,20 +232,21 @@ std::string trial_words(const PlanReport& r) {
             line += tail;
         }
     }
+    // How far apart the ranks came: the latest one's lateness where the arrivals repeated, else tree-dyn's spread
+    const bool repeated = !r.arrival_lateness_s.empty();
+    const double apart_s = repeated ? *std::max_element(r.arrival_lateness_s.begin(), r.arrival_lateness_s.end())
+                                    : r.arrival_spread_s.value_or(0.0);
     if (r.dynamic_choice_s && r.dynamic_s) {
         std::snprintf(tail, sizeof tail,
                       "; arrivals %.3g s apart: in place, the choice %.3g s (mean %.3g s), %s %.3g s (mean %.3g s) "
                       "(medians of %d calls each)",
-                      r.arrival_spread_s.value_or(0.0), *r.dynamic_choice_s, r.dynamic_choice_mean_s.value_or(0.0),
-                      r.dynamic.c_str(), *r.dynamic_s, r.dynamic_mean_s.value_or(0.0), AutoSelect::kDynamicCalls);
+                      apart_s, *r.dynamic_choice_s, r.dynamic_choice_mean_s.value_or(0.0), r.dynamic.c_str(),
+                      *r.dynamic_s, r.dynamic_mean_s.value_or(0.0), AutoSelect::kDynamicCalls);
         line += tail;
     }
-    if (r.arrival_spread_s && !r.dynamic_s) {
-        std::snprintf(tail, sizeof tail, "; arrivals %.3g s apart: %s not weighed",
-                      r.arrival_lateness_s.empty()
-                          ? *r.arrival_spread_s
-                          : *std::max_element(r.arrival_lateness_s.begin(), r.arrival_lateness_s.end()),
-                      r.arrival_lateness_s.empty() ? "tree-dyn" : "the arrival tree");
+    if ((r.arrival_spread_s || repeated) && !r.dynamic_s) {
+        std::snprintf(tail, sizeof tail, "; arrivals %.3g s apart: %s not weighed", apart_s,
+                      repeated ? "the arrival tree" : "tree-dyn");
         line += tail;
     }
     return line;
