@@ -7,7 +7,9 @@
 #                 "re-checked" (then one strategy on the first 10 calls, and the entry holds the time measured) within
 #                 4x of the entry's time, else "no longer holds" (calls of microseconds on ranks sharing 2 cores move
 #                 by more than 4x between jobs);
-#   more          at 3 ranks: entries without a time in place are re-checked and take this job's time; entries
+#   more          at 3 ranks: entries without a time in place are re-checked and take this job's time; an
+#                 allreduce entry for late-rank with a lateness per rank starts the next job with late-rank, which
+#                 keeps the lateness, and one with a lateness for fewer ranks names no plan; entries
 #                 whose second look was to come keep the mark in a short job and lose it in one that takes it; an entry
 #                 that no longer holds (its time made 1000 s) is re-checked, dropped ("no
 #                 longer holds") and decided again, the new decision replacing it; a job of 4 ranks finds nothing
@@ -148,6 +150,31 @@ for key in ('K1', 'K2', 'K3'):
     checked = [l for l in log if l['event'] == 'auto decision' and l['count'] == COUNTS[key] and l['wisdom']]
     assert [l['wisdom'] for l in checked] == ['re-checked'], (key, checked)
     assert checked[0]['recheck_s'] > 0 and kept(key)[0]['chosen_s'] == checked[0]['recheck_s'], (key, kept(key))
+"
+    # An arrival contender's entry: the allreduce key decided for late-rank, made for rank 1 late by 30 ms. The next
+    # job makes late-rank for those arrivals and runs it from its first call; a re-check that holds keeps the
+    # lateness. With a lateness for 2 ranks on 3 the entry names no plan and is dropped (the job decides anew).
+    local late_rank='
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for e in doc["entries"]:
+    if e["call"].startswith("allreduce count=3000 "):
+        e.update(strategy="late-rank", chosen_s=0.0, lateness_s=json.loads(sys.argv[2]))
+json.dump(doc, open(sys.argv[1], "w"))'
+    python3 -c "$late_rank" "$dir/wisdom.json" "[0, 0.03, 0]"
+    job late 3 start || return
+    check "$COMMON
+started = [l for l in report('late') if l['event'] == 'new plan' and l['count'] == 3000]
+assert [(l['wisdom'], l['strategy']) for l in started] == [('started from', 'late-rank')], started
+assert ran('late')['K2'][:8] == [21] * 8, ('late-rank (21) on every call of the re-check', ran('late')['K2'])
+assert kept('K2')[0]['strategy'] == 'late-rank' and kept('K2')[0]['lateness_s'] == [0, 0.03, 0], kept('K2')
+"
+    python3 -c "$late_rank" "$dir/wisdom.json" "[0, 0.03]"
+    job late_short 3 start || return
+    check "$COMMON
+started = [l for l in report('late_short') if l['event'] == 'new plan' and l['count'] == 3000]
+assert [l['wisdom'] for l in started] == ['names no plan'], started
+assert all(e.get('lateness_s') != [0, 0.03] for e in kept('K2')), ('dropped', kept('K2'))
 "
     # Entries whose second look was still to come (and no time in place, so that every re-check holds: jobs of
     # ranks sharing 2 cores move by more than its 4x): a job of 20 calls a key starts from them and keeps the mark

@@ -69,10 +69,11 @@ struct PlannedTree {
     int segments = 1;        // pipelined in this many segments
     RankProgram program;
     FamilyAlgorithm family = FamilyAlgorithm::tree;
-    SpreadRole spread;         // a family tree's second phase at this rank
-    DynBatches batches;        // tree-dyn's
-    int64_t flight_bytes = 0;  // recursive halving's: what it sends ahead of its partner's pieces (family_window)
-    int late_rank = -1;        // late-rank's: the rank expected last
+    SpreadRole spread;               // a family tree's second phase at this rank
+    DynBatches batches;              // tree-dyn's
+    int64_t flight_bytes = 0;        // recursive halving's: what it sends ahead of its partner's pieces (family_window)
+    int late_rank = -1;              // late-rank's: the rank expected last
+    std::vector<double> lateness_s;  // an arrival contender's: by rank, the lateness it was made for (wisdom.hpp)
 
     // Its name for people and its public value: the strategy's, or the family algorithm's.
     std::string name() const;

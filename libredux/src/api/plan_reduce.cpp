@@ -85,6 +85,16 @@ PlannedTree arrival_planned_tree(const CommState& state, int root, const Costs& 
     return tree;
 }
 
+void remake_for_arrivals(PlannedTree& tree, const CommState& state, int root, const Costs& costs, bool commutative,
+                         const std::vector<double>& lateness_s) {
+    if (tree.family == FamilyAlgorithm::late_rank) {
+        tree.late_rank = static_cast<int>(std::max_element(lateness_s.begin(), lateness_s.end()) - lateness_s.begin());
+    } else {
+        tree = arrival_planned_tree(state, root, costs, commutative, lateness_s);
+    }
+    tree.lateness_s = lateness_s;
+}
+
 namespace {
 
 // Rabenseifner's reduce (recursive halving, then every block to the root) and its prediction.

@@ -15,4 +15,10 @@ int plan_reduce(CommState& state, const PlanKey& key, const Costs& costs, Cached
 PlannedTree arrival_planned_tree(const CommState& state, int root, const Costs& costs, bool commutative,
                                  const std::vector<double>& lateness_s);
 
+// A key's arrival contender (AutoSelect::arrival_tree: MPI_Reduce's arrival tree, MPI_Allreduce's late-rank) made
+// again for ranks late by `lateness_s` (by rank, seconds after the first), which it keeps (PlannedTree::lateness_s):
+// the arrival tree for them, or late-rank for the latest of them.
+void remake_for_arrivals(PlannedTree& tree, const CommState& state, int root, const Costs& costs, bool commutative,
+                         const std::vector<double>& lateness_s);
+
 }  // namespace redux

@@ -59,8 +59,9 @@ void log_plan(const CommState& state, const CachedPlan& plan, const char* what, 
 namespace {
 
 // Starts `cached`'s AutoSelect from what an earlier job decided (api/wisdom.hpp), where the decision names native
-// or one of the key's trees; false where it names none (the plans changed): the entry is dropped.
-bool start_from_wisdom(const WisdomEntry& known, CachedPlan& cached) {
+// or one of the key's trees, or its arrival contender with a lateness for each rank (made again for it); false where
+// it names none (the plans changed): the entry is dropped.
+bool start_from_wisdom(const CommState& state, const PlanKey& key, const WisdomEntry& known, CachedPlan& cached) {
     AutoSelect& select = cached.auto_select;
     if (known.strategy == "native") {
         if (select.native_excluded()) return false;
@@ -73,7 +74,12 @@ bool start_from_wisdom(const WisdomEntry& known, CachedPlan& cached) {
         select.start_from(AutoSelect::Run::planned, t, known.chosen_s, known.native_s, known.second_look);
         return true;
     }
-    return false;
+    if (!select.arrivals() || known.lateness_s.size() != static_cast<size_t>(state.size)) return false;
+    PlannedTree& arrival = cached.trees[static_cast<size_t>(select.arrival_tree())];
+    if (arrival.name() != known.strategy) return false;
+    remake_for_arrivals(arrival, state, key.root, cached.costs, key.commutative, known.lateness_s);
+    select.start_from(AutoSelect::Run::planned, select.arrival_tree(), known.chosen_s, known.native_s, false);
+    return true;
 }
 
 }  // namespace
@@ -143,7 +149,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
     report.segments = cached->trees.front().segments;
     cached->wisdom_call = wisdom.call;
     if (wisdom.entry != nullptr) {
-        const bool started = start_from_wisdom(*wisdom.entry, *cached);
+        const bool started = start_from_wisdom(state, key, *wisdom.entry, *cached);
         report.wisdom = started ? "started from" : "names no plan";
         if (started) {
             report.strategy = wisdom.entry->strategy;

@@ -222,13 +222,8 @@ int start_trial(const ReduceCall& call, const CommState& state, CachedPlan& cach
 void build_arrival_tree(const ReduceCall& call, const Route& route, AutoSelect& select) {
     if (!select.arrival_tree_due()) return;
     CachedPlan& cached = *route.plan->plan;
-    PlannedTree& tree = cached.trees[static_cast<size_t>(select.arrival_tree())];
-    const std::vector<double> lateness_s = select.arrival_lateness_s();
-    if (tree.family == FamilyAlgorithm::late_rank) {
-        tree.late_rank = static_cast<int>(std::max_element(lateness_s.begin(), lateness_s.end()) - lateness_s.begin());
-    } else {
-        tree = arrival_planned_tree(*route.state, call.root, cached.costs, route.plan->commutative, lateness_s);
-    }
+    remake_for_arrivals(cached.trees[static_cast<size_t>(select.arrival_tree())], *route.state, call.root, cached.costs,
+                        route.plan->commutative, select.arrival_lateness_s());
     select.arrival_tree_built();
 }
 

@@ -166,11 +166,12 @@ int key_wisdom(CommState& state, const PlanKey& key, MPI_Op op, KeyWisdom& out) 
 void keep_decision(const CommState& state, const CachedPlan& cached) {
     if (state.rank != 0 || cached.wisdom_call.empty() || !state.wisdom_loaded) return;
     const AutoSelect& select = cached.auto_select;
-    // The arrival tree is this job's arrivals': the next job learns its own.
-    if (select.choice() == AutoSelect::Run::planned && select.arrivals() && select.tree() == select.arrival_tree()) {
-        return;
-    }
     WisdomEntry e;
+    // An arrival contender with the arrivals it was made for: the next job makes it again for them
+    if (select.choice() == AutoSelect::Run::planned && select.arrivals() && select.tree() == select.arrival_tree()) {
+        e.lateness_s = cached.trees[static_cast<size_t>(select.tree())].lateness_s;
+        if (e.lateness_s.empty()) return;
+    }
     e.job = state.wisdom_job;
     e.call = cached.wisdom_call;
     e.strategy = select.choice() == AutoSelect::Run::native ? std::string("native")

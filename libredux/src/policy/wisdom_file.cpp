@@ -2,7 +2,8 @@
 //   {"format": "libredux-wisdom", "version": 1,
 //    "entries": [{"job": "...", "call": "...", "strategy": "two-tree", "chosen_s": 2.1e-4, "native_s": 2.6e-4,
 //                 "compute_s": 1.2e-7, "compute_call_s": 4e-8, "created_unix": 1795000000}, ...]}
-// and "second_look": true on an entry whose decision is to be looked at again (absent: false).
+// and "second_look": true on an entry whose decision is to be looked at again (absent: false), "lateness_s": [...] on
+// an arrival contender's (absent: empty).
 // newest first, at most kMaxWisdomEntries. "job" and "call" are texts api/wisdom.cpp makes (docs/usage.md shows
 // them); an entry is used only where both match whole.
 //
@@ -39,8 +40,17 @@ bool valid_seconds(const json& j, const char* field) {
            j[field].get<double>() >= 0;
 }
 
+// An arrival contender's lateness: seconds, one per rank
+bool valid_lateness(const json& j) {
+    if (!j.contains("lateness_s")) return true;
+    const json& all = j["lateness_s"];
+    return all.is_array() && std::all_of(all.begin(), all.end(), [](const json& s) {
+               return s.is_number() && std::isfinite(s.get<double>()) && s.get<double>() >= 0;
+           });
+}
+
 bool parse_entry(const json& j, WisdomEntry& entry) {
-    if (!j.is_object()) return false;
+    if (!j.is_object() || !valid_lateness(j)) return false;
     for (const char* field : {"job", "call", "strategy"}) {
         if (!j.contains(field) || !j[field].is_string()) return false;
     }
@@ -58,6 +68,7 @@ bool parse_entry(const json& j, WisdomEntry& entry) {
     entry.compute_call_s = j["compute_call_s"].get<double>();
     entry.created_unix = j["created_unix"].get<int64_t>();
     entry.second_look = j.value("second_look", false);
+    if (j.contains("lateness_s")) entry.lateness_s = j["lateness_s"].get<std::vector<double>>();
     return true;
 }
 
@@ -71,6 +82,7 @@ json to_json(const WisdomEntry& e) {
               {"compute_call_s", e.compute_call_s},
               {"created_unix", e.created_unix}};
     if (e.second_look) j["second_look"] = true;
+    if (!e.lateness_s.empty()) j["lateness_s"] = e.lateness_s;
     return j;
 }
 

@@ -25,6 +25,9 @@ struct WisdomEntry {
     double compute_s = -1;
     double compute_call_s = 0;
     int64_t created_unix = 0;
+    // An arrival contender's decision (MPI_Reduce's arrival-tree, MPI_Allreduce's late-rank): by rank, the seconds
+    // after the first rank that it was made for, which a job starting from it makes it for again. Absent: empty.
+    std::vector<double> lateness_s;
     // The decision was the first round's, the runners-up not measured yet (AutoSelect's second look): a job that
     // starts from it takes that look. Absent from the file: false.
     bool second_look = false;
