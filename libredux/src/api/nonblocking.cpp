@@ -174,9 +174,7 @@ int make_operation(const StartCall& s, const Route& route, int tree) {
                 route.plan->layout,
                 cached.costs};
     const PlannedTree& t = op->plan.tree;
-    op->exec_plan = {
-        t.family,      &t.program, t.segments, &t.spread, &t.batches, op->plan.knobs, op->plan.op_piece_bytes,
-        t.flight_bytes};
+    op->exec_plan = exec_plan(t, op->plan.knobs, op->plan.op_piece_bytes);
     op->call = exec_call(s.call, state, *route.plan);
     Operation* raw = op.get();
     if (s.persistent) {

@@ -46,8 +46,7 @@ redux_call_info planned_info(const CachedPlan& cached, const PlannedTree& tree) 
 int run_tree(const ReduceCall& call, const Route& route, int tree) {
     CachedPlan& cached = *route.plan->plan;
     const PlannedTree& planned = cached.trees[static_cast<size_t>(tree)];
-    const ExecPlan plan{planned.family, &planned.program,      planned.segments,     &planned.spread,  &planned.batches,
-                        cached.knobs,   cached.op_piece_bytes, planned.flight_bytes, planned.late_rank};
+    const ExecPlan plan = exec_plan(planned, cached.knobs, cached.op_piece_bytes);
     return execute(plan, exec_call(call, *route.state, *route.plan), cached.workspace);
 }
 
@@ -296,6 +295,11 @@ ExecCall exec_call(const ReduceCall& call, const CommState& state, const PlanRou
     e.rank = state.rank;
     e.size = state.size;
     return e;
+}
+
+ExecPlan exec_plan(const PlannedTree& tree, const ExecKnobs& knobs, int64_t op_piece_bytes) {
+    return {tree.family, &tree.program,  tree.segments,     &tree.spread,  &tree.batches,
+            knobs,       op_piece_bytes, tree.flight_bytes, tree.late_rank};
 }
 
 int run_plan(const ReduceCall& call, const Route& route, redux_call_info* info) {

@@ -4,6 +4,7 @@
 
 #include "api/route.hpp"
 #include "exec/call.hpp"
+#include "exec/execution.hpp"
 #include "redux/redux.h"
 
 namespace redux {
@@ -14,5 +15,8 @@ int run_plan(const ReduceCall& call, const Route& route, redux_call_info* info);
 
 // `call` as the executor runs it on `state`'s private communicator with `route`'s plan.
 ExecCall exec_call(const ReduceCall& call, const CommState& state, const PlanRoute& route);
+
+// What the executor runs for `tree` of a key's plan, with the key's knobs and op_piece_bytes; refers to `tree`.
+ExecPlan exec_plan(const PlannedTree& tree, const ExecKnobs& knobs, int64_t op_piece_bytes);
 
 }  // namespace redux
