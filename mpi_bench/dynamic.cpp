@@ -29,16 +29,19 @@ bool read_nonnegative(const std::string& text, double& value) {
     return end == text.c_str() + text.size() && std::isfinite(value);
 }
 
-// The patterns that take a delay, by the name --arrival and the CSV give them (NAME:MS).
+// The patterns that take a delay, by the name --arrival and the CSV give them (NAME:MS), and what the report says
+// happens in each iteration.
 struct ArrivalName {
     ArrivalKind kind;
     const char* name;
+    const char* description;
 };
-constexpr ArrivalName kArrivalNames[] = {{ArrivalKind::one_late, "one-late"},
-                                         {ArrivalKind::exponential, "exp"},
-                                         {ArrivalKind::same_late, "same-late"},
-                                         {ArrivalKind::root_late, "root-late"},
-                                         {ArrivalKind::each_late, "each-late"}};
+constexpr ArrivalName kArrivalNames[] = {
+    {ArrivalKind::one_late, "one-late", "one rank, drawn at random, enters late"},
+    {ArrivalKind::exponential, "exp", "every rank enters late by an exponential draw"},
+    {ArrivalKind::same_late, "same-late", "the same rank, (root + N/2) mod N, enters late"},
+    {ArrivalKind::root_late, "root-late", "the root enters late"},
+    {ArrivalKind::each_late, "each-late", "every rank enters late by its own draw, made once, within 10 %"}};
 
 }  // namespace
 
@@ -71,10 +74,24 @@ std::optional<double> parse_cost_cv(const std::string& text, std::string& error)
     return std::nullopt;
 }
 
-std::string arrival_label(const ArrivalSpec& spec) {
+namespace {
+
+const ArrivalName* find_name(ArrivalKind kind) {
     const auto known = std::find_if(std::begin(kArrivalNames), std::end(kArrivalNames),
-                                    [&](const ArrivalName& n) { return spec.kind == n.kind; });
-    if (known == std::end(kArrivalNames)) return "together";
+                                    [&](const ArrivalName& n) { return kind == n.kind; });
+    return known == std::end(kArrivalNames) ? nullptr : known;
+}
+
+}  // namespace
+
+std::string arrival_description(const ArrivalSpec& spec) {
+    const ArrivalName* known = find_name(spec.kind);
+    return known == nullptr ? "every rank enters together" : known->description;
+}
+
+std::string arrival_label(const ArrivalSpec& spec) {
+    const ArrivalName* known = find_name(spec.kind);
+    if (known == nullptr) return "together";
     char ms[32];
     std::snprintf(ms, sizeof ms, "%g", spec.delay_ms);
     return known->name + (":" + std::string(ms));

@@ -50,6 +50,8 @@ std::optional<double> parse_cost_cv(const std::string& text, std::string& error)
 
 // As on the command line, for the table and the CSV's arrival column: "together", "one-late:2", "exp:0.5".
 std::string arrival_label(const ArrivalSpec& spec);
+// What happens in each iteration, for the report's header: "the root enters late".
+std::string arrival_description(const ArrivalSpec& spec);
 
 // Rank `rank`'s delay in seconds, of `ranks` ranks with the reduction's root `root`, in iteration `iteration` (any
 // integer: the runner numbers auto's trials and the warm-up below 0). The same on every rank for the same arguments.

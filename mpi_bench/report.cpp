@@ -174,9 +174,7 @@ void Report::print_dynamic_header() const {
         "# arrival %s: in each iteration %s (asleep until then),\n"
         "#   counted from %s;\n"
         "#   NAME:last (us): median time from the last rank's entry into the call to %s%s\n",
-        arrival_label(arrival).c_str(),
-        arrival.kind == ArrivalKind::one_late ? "one rank, drawn at random, enters late"
-                                              : "every rank enters late by an exponential draw",
+        arrival_label(arrival).c_str(), arrival_description(arrival).c_str(),
         options_.window_sync ? "the agreed start (one clock)"
                              : "each rank's own exit of the barrier (--sync window: one clock)",
         options_.every_rank_results() ? "the slowest rank's completion" : "the root's completion",
