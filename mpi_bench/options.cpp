@@ -116,21 +116,19 @@ const std::vector<KnownAlgorithm>& known_algorithms() {
 }
 
 // Where an algorithm of REDUX_FAMILY_ALGORITHMS applies, as redux/algorithms.h documents them: recursive doubling
-// and late-rank to allreduce, the ring to allreduce and reduce_scatter_block, reduce-scatter (recursive halving) to
+// to allreduce, the ring and late-rank to allreduce and reduce_scatter_block, reduce-scatter (recursive halving) to
 // every collective (for reduce: Rabenseifner's reduce).
 bool family_applies(redux_algorithm algorithm, Collective collective) {
-    if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING || algorithm == REDUX_ALGORITHM_LATE_RANK) {
-        return collective == Collective::allreduce;
-    }
-    if (algorithm == REDUX_ALGORITHM_RING) return collective != Collective::reduce;
+    if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING) return collective == Collective::allreduce;
+    if (algorithm == REDUX_ALGORITHM_RING || algorithm == REDUX_ALGORITHM_LATE_RANK)
+        return collective != Collective::reduce;
     return true;
 }
 
 std::string family_collectives(redux_algorithm algorithm) {
-    if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING || algorithm == REDUX_ALGORITHM_LATE_RANK) {
-        return "--collective allreduce only";
-    }
-    if (algorithm == REDUX_ALGORITHM_RING) return "--collective allreduce and reduce_scatter_block only";
+    if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING) return "--collective allreduce only";
+    if (algorithm == REDUX_ALGORITHM_RING || algorithm == REDUX_ALGORITHM_LATE_RANK)
+        return "--collective allreduce and reduce_scatter_block only";
     return "every collective";
 }
 

@@ -44,11 +44,11 @@
  * under a non-commutative op) is MPI_Reduce's only: the pairs are chosen while the reduction runs, as ranks arrive
  * and finish their folds; MPI_Allreduce and MPI_Reduce_scatter_block plan the model's tree for it. arrival-tree is
  * MPI_Reduce's only too: the pairs tree-dyn would choose, chosen before the call from when each rank is expected to
- * come (under auto, the arrivals it measured on the key; asked for, ranks that come together). late-rank is
- * MPI_Allreduce's only, for commutative ops: the ranks but one reduce-scatter among themselves while the one
- * expected last is away, and it joins with one message to each and gets the result from all of them at once (under
+ * come (under auto, the arrivals it measured on the key; asked for, ranks that come together). late-rank is for
+ * MPI_Allreduce and MPI_Reduce_scatter_block of commutative ops: the ranks but one reduce-scatter among themselves
+ * while the one expected last is away, and it joins with one message to each and gets its result from them (under
  * auto, the rank the key's arrivals showed latest; asked for, the last rank); MPI_Reduce plans the model's tree for
- * it, MPI_Reduce_scatter_block runs the ring, and a non-commutative op reduce-scatter. */
+ * it, and a non-commutative op runs reduce-scatter. */
 /* clang-format off */
 #define REDUX_FAMILY_ALGORITHMS(X)                                                                             \
     X(RECURSIVE_DOUBLING, recursive_doubling, "recursive-doubling", 16) /* allreduce: lg p full exchanges */  \
@@ -56,7 +56,7 @@
     X(TREE_DYN,           tree_dyn,           "tree-dyn",           18) /* reduce: pairs chosen at run time */ \
     X(RING,               ring,               "ring",               19) /* ring reduce-scatter (+ allgather) */ \
     X(ARRIVAL_TREE,       arrival_tree,       "arrival-tree",       20) /* reduce: a tree for the arrivals */ \
-    X(LATE_RANK,          late_rank,          "late-rank",          21) /* allreduce: one rank comes last */
+    X(LATE_RANK,          late_rank,          "late-rank",          21) /* one rank comes last */
 /* clang-format on */
 
 #define REDUX_ALGORITHM_ENUMERATOR_(ENUM, name, text, value, needs) REDUX_ALGORITHM_##ENUM = value,

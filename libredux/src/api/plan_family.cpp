@@ -66,7 +66,6 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
     const int64_t bytes = static_cast<int64_t>(key.type_size) * tree_key.count;
     std::vector<PlannedTree> trees;
     std::optional<FamilyAlgorithm> asked = family_of(key.algorithm);
-    if (asked == FamilyAlgorithm::late_rank && key.collective != Collective::allreduce) asked = FamilyAlgorithm::ring;
     if ((asked == FamilyAlgorithm::recursive_doubling && key.collective == Collective::reduce_scatter_block) ||
         ((asked == FamilyAlgorithm::ring || asked == FamilyAlgorithm::late_rank) && !key.commutative)) {
         asked = FamilyAlgorithm::reduce_scatter;
@@ -127,8 +126,7 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
                          [](const PlannedTree& a, const PlannedTree& b) { return a.predicted_s < b.predicted_s; });
         // After the contenders, late-rank for the rank the trials find latest, weighed only where one is
         // (policy/auto_select.hpp)
-        if (key.collective == Collective::allreduce && key.commutative && state.size >= 3 &&
-            state.size <= AutoSelect::kArrivalRanks) {
+        if (key.commutative && state.size >= 3 && state.size <= AutoSelect::kArrivalRanks) {
             add(FamilyAlgorithm::late_rank);
         }
     }
