@@ -899,6 +899,8 @@ TEST(ArrivalPattern, RepeatsWhereMostStartsHoldTheMedians) {
     EXPECT_EQ(same.spread_s(), 20.5);
     EXPECT_EQ(same.wait_s(0), 20.5);
     EXPECT_EQ(same.wait_s(2), 19.5);
+    EXPECT_EQ(same.wait_s(-1), 20.5);  // the earliest rank's: an allreduce's
+    EXPECT_EQ(same.wait_s(3), 0.0);    // no such rank
     EXPECT_EQ(same.held(), 7);
     EXPECT_TRUE(same.repeats());
 

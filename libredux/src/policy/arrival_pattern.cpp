@@ -28,8 +28,9 @@ double ArrivalPattern::spread_s() const { return largest(predicted_s()); }
 
 double ArrivalPattern::wait_s(int root) const {
     const std::vector<double> predicted = predicted_s();
-    if (predicted.empty() || static_cast<size_t>(root) >= predicted.size()) return 0.0;
+    if (predicted.empty()) return 0.0;
     if (root < 0) return largest(predicted) - *std::min_element(predicted.begin(), predicted.end());
+    if (static_cast<size_t>(root) >= predicted.size()) return 0.0;
     return largest(predicted) - predicted[static_cast<size_t>(root)];
 }
 
