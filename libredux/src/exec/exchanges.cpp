@@ -199,10 +199,10 @@ struct RingRanks {
 
 // The ring's steps at this rank (plan/family.hpp) among `ring`'s ranks, after the input is in the accumulator:
 // `rounds` steps, the first size - 1 reduce-scatter's (a block's partial received into vector0 and folded into the
-// accumulator), the rest (`gather`) the allgather's (received into recvbuf). Block k of the ring's size is
-// [begin(k), begin(k + 1)). Every step's block is cut into its pieces as both neighbours cut it. Step s's piece j
-// leaves once piece j of step s - 1 is folded (or, in the allgather, has arrived), and, counting the pieces of all
-// steps in turn, the n-th piece this rank sends leaves once the (n - window)-th has come from the left neighbour,
+// accumulator), the rest (`gather`) the allgather's (received into recvbuf). Block k (of ring.size) is
+// [block_begin(k), block_begin(k + 1)). Every step's block is cut into its pieces as both neighbours cut it. Step s's
+// piece j leaves once piece j of step s - 1 is folded (or, in the allgather, has arrived), and, counting the pieces of
+// all steps in turn, the n-th piece this rank sends leaves once the (n - window)-th has come from the left neighbour,
 // which by symmetry is about when this rank's own reached the right one: a window of pieces in flight, whichever
 // steps they are of. A step's receives are posted with the sends of the step before; the reduce-scatter's go to
 // distinct blocks of vector0, each allgather's to recvbuf once the reduce-scatter's send from the same place is
