@@ -135,8 +135,7 @@ public:
     // The arrival tree is weighed where the latest rank's predicted lateness exceeds this share of the choice's median
     // trial call: what a plan made for the arrivals saves is the others' work done while they wait, at most the
     // lateness, and it is kept only where it saves 1 - kDynamicMargin of the call, so a lateness below that share
-    // cannot pay, and one above it may, however long the call (an allreduce of 100 ms with a rank 20 ms late every
-    // call saves 40 ms on the emulated cluster).
+    // cannot pay, and one above it may, however long the call.
     static constexpr double kArrivalShare = 1 - kDynamicMargin;
     // The most ranks whose arrivals the trials learn: each trial start carries one double per rank.
     static constexpr int kArrivalRanks = 64;

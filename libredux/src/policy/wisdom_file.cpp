@@ -35,18 +35,17 @@ constexpr const char* kFormatName = "libredux-wisdom";
 constexpr off_t kMaxFileBytes = 64 << 20;  // 4096 entries of a few hundred bytes; a larger file is not ours
 constexpr int kStoreAttempts = 8;
 
-bool valid_seconds(const json& j, const char* field) {
-    return j.contains(field) && j[field].is_number() && std::isfinite(j[field].get<double>()) &&
-           j[field].get<double>() >= 0;
+bool seconds(const json& value) {
+    return value.is_number() && std::isfinite(value.get<double>()) && value.get<double>() >= 0;
 }
+
+bool valid_seconds(const json& j, const char* field) { return j.contains(field) && seconds(j[field]); }
 
 // An arrival contender's lateness: seconds, one per rank
 bool valid_lateness(const json& j) {
     if (!j.contains("lateness_s")) return true;
     const json& all = j["lateness_s"];
-    return all.is_array() && std::all_of(all.begin(), all.end(), [](const json& s) {
-               return s.is_number() && std::isfinite(s.get<double>()) && s.get<double>() >= 0;
-           });
+    return all.is_array() && std::all_of(all.begin(), all.end(), seconds);
 }
 
 bool parse_entry(const json& j, WisdomEntry& entry) {
