@@ -1,8 +1,10 @@
-// The exchange schedules of recursive doubling, recursive halving, the ring, the late rank's allreduce and a tree's
-// spread (exchanges.hpp), with libredux's private communicator's tags tags::kFamily and tags::kSpread. Each phase (a
-// step of the exchange, the pairs' first or last transfer) starts once the one before it is complete; within a phase
-// the steps say what they wait for.
+// The exchange schedules of recursive doubling, recursive halving, the ring and a tree's spread (exchanges.hpp;
+// late-rank's are in late_rank.cpp), with libredux's private communicator's tags tags::kFamily and tags::kSpread. Each
+// phase (a step of the exchange, the pairs' first or last transfer) starts once the one before it is complete; within a
+// phase the steps say what they wait for.
 #include "exec/exchanges.hpp"
+
+#include "exec/exchange_builder.hpp"
 
 #include "mpi/tags.hpp"
 #include "plan/predict/segments.hpp"
@@ -11,39 +13,6 @@
 
 namespace redux {
 namespace {
-
-// Appends steps; a step waits for the phase before it (phase()) and the steps it names.
-class Builder {
-public:
-    explicit Builder(std::vector<ScheduleStep>& steps) : steps_(steps) { steps_.clear(); }
-    void phase() { barrier_ = static_cast<int32_t>(steps_.size()); }
-    int32_t send(Where from, int64_t begin, int64_t end, int to, int tag, int32_t a = -1, int32_t b = -1) {
-        return add({StepKind::send, from, from, false, to, tag, begin, end, barrier_, {a, b}});
-    }
-    int32_t receive(Where into, int64_t begin, int64_t end, int from, int tag, int32_t a = -1) {
-        return add({StepKind::receive, into, into, false, from, tag, begin, end, barrier_, {a, -1}});
-    }
-    int32_t fold(Where theirs, Where mine, int64_t begin, int64_t end, bool theirs_left, int32_t a, int32_t b = -1) {
-        return add({StepKind::fold, mine, theirs, theirs_left, -1, 0, begin, end, barrier_, {a, b}});
-    }
-    int32_t copy(Where from, Where to, int64_t begin, int64_t end, int64_t to_shift = 0) {
-        return add({StepKind::copy, to, from, false, -1, 0, begin, end, barrier_, {-1, -1}, to_shift});
-    }
-
-private:
-    int32_t add(const ScheduleStep& step) {
-        steps_.push_back(step);
-        return static_cast<int32_t>(steps_.size() - 1);
-    }
-    std::vector<ScheduleStep>& steps_;
-    int32_t barrier_ = 0;
-};
-
-// The accumulator: recvbuf for an allreduce (the input copied in unless in place), vector1 for a reduce-scatter-
-// block (recvbuf holds one block) or a reduce (recvbuf is the root's only).
-Where accumulator(const ExecCall& call) {
-    return call.collective == Collective::allreduce ? Where::recvbuf : Where::vector1;
-}
 
 // What recursive doubling and halving begin with: the input in the accumulator, and the pairs' first step (the
 // even rank's vector to the odd one, which folds it). Returns whether this rank goes on (false: an even rank of a
@@ -82,9 +51,6 @@ int64_t block_begin(const FamilyShape& shape, const ExecCall& call, int b) {
     if (call.collective != Collective::reduce_scatter_block) return even_block_begin(call.total(), shape.active, b);
     return static_cast<int64_t>(b == shape.active ? shape.ranks : shape.first_rank(b)) * call.count;
 }
-
-// Elements [begin, end) cut as both sides of an exchange cut them: family_pieces of its bytes.
-int64_t piece_begin(int64_t begin, int64_t end, int pieces, int i) { return begin + (end - begin) * i / pieces; }
 
 // One step of recursive halving with the partner: the half this rank keeps is received in pieces, each folded
 // as it arrives, while the half it gives goes in pieces, a window of them (family_window) ahead of the partner's:
@@ -189,92 +155,6 @@ void scatter_blocks(const ExecCall& call, const FamilyShape& shape, bool goes_on
     }
 }
 
-// The ranks a ring goes around, in rank order: every rank but `left_out` (-1: none).
-struct RingRanks {
-    int size = 0;
-    int left_out = -1;
-    int rank(int position) const { return left_out < 0 || position < left_out ? position : position + 1; }
-    int position(int rank) const { return left_out < 0 || rank < left_out ? rank : rank - 1; }
-};
-
-// The ring's steps at this rank (plan/family.hpp) among `ring`'s ranks, after the input is in the accumulator:
-// `rounds` steps, the first size - 1 reduce-scatter's (a block's partial received into vector0 and folded into the
-// accumulator), the rest (`gather`) the allgather's (received into recvbuf). Block k (of ring.size) is
-// [block_begin(k), block_begin(k + 1)). Every step's block is cut into its pieces as both neighbours cut it. Step s's
-// piece j leaves once piece j of step s - 1 is folded (or, in the allgather, has arrived), and, counting the pieces of
-// all steps in turn, the n-th piece this rank sends leaves once the (n - window)-th has come from the left neighbour,
-// which by symmetry is about when this rank's own reached the right one: a window of pieces in flight, whichever
-// steps they are of. A step's receives are posted with the sends of the step before; the reduce-scatter's go to
-// distinct blocks of vector0, each allgather's to recvbuf once the reduce-scatter's send from the same place is
-// complete. Returns, by block, the step that sends its first piece out of the accumulator in the reduce-scatter
-// (the block's pieces follow it; -1 for this rank's own block, never sent there).
-template <class Begin>
-std::vector<int32_t> ring_steps(const ExecCall& call, const RingRanks& ring, const Begin& block_begin, bool gather,
-                                int64_t least_piece_bytes, int64_t flight_bytes, Builder& b,
-                                std::vector<ScheduleStep>& steps) {
-    const int p = ring.size, r = ring.position(call.rank);
-    const int right = ring.rank((r + 1) % p), left = ring.rank((r + p - 1) % p);
-    const Where acc = accumulator(call);
-    const int folds = p - 1;  // reduce-scatter steps; the allgather's, as many, follow (gather)
-    const int rounds = gather ? 2 * folds : folds;
-    auto bytes_of = [&](int k) { return (block_begin(k + 1) - block_begin(k)) * call.layout.type_size; };
-    auto pieces_of = [&](int k) { return family_pieces(bytes_of(k), least_piece_bytes); };
-    auto piece = [&](int k, int j) { return piece_begin(block_begin(k), block_begin(k + 1), pieces_of(k), j); };
-    auto block = [&](int shift) { return ((r + shift) % p + p) % p; };
-    // Step s sends block sent(s) and receives block got(s) = sent(s + 1): reduce-scatter step s sends r - s - 1 (its
-    // own data at s = 0, the partial it folded since) and ends with block r; allgather step a sends r - a.
-    auto sent = [&](int s) { return s < folds ? block(-s - 1) : block(-(s - folds)); };
-    auto got = [&](int s) { return s < folds ? block(-s - 2) : block(-(s - folds) - 1); };
-    std::vector<int32_t> receive_at(static_cast<size_t>(rounds), -1), send_at(static_cast<size_t>(rounds), -1),
-        fold_at(static_cast<size_t>(folds), -1);
-    std::vector<int32_t> sent_from_acc(static_cast<size_t>(p), -1);
-    std::vector<int32_t> arrivals;  // every piece from the left, in the order it comes (its steps')
-    int32_t sends = 0;              // pieces sent so far, all steps'
-    auto receive_step = [&](int s) {
-        receive_at[static_cast<size_t>(s)] = static_cast<int32_t>(steps.size());
-        const int k = got(s);
-        for (int j = 0; j < pieces_of(k); ++j) {
-            if (s < folds) {
-                arrivals.push_back(b.receive(Where::vector0, piece(k, j), piece(k, j + 1), left, tags::kFamily));
-            } else {  // into recvbuf, once reduce-scatter step s - folds has sent its partial from there
-                arrivals.push_back(b.receive(Where::recvbuf, piece(k, j), piece(k, j + 1), left, tags::kFamily,
-                                             send_at[static_cast<size_t>(s - folds)] + j));
-            }
-        }
-    };
-    auto send_step = [&](int s) {
-        send_at[static_cast<size_t>(s)] = static_cast<int32_t>(steps.size());
-        const int k = sent(s), n = pieces_of(k);
-        if (s < folds) sent_from_acc[static_cast<size_t>(k)] = send_at[static_cast<size_t>(s)];
-        const int window = family_window(flight_bytes, std::max<int64_t>(bytes_of(k) / n, 1));
-        // what piece j of this step waits for: its fold the step before, or its arrival then (allgather)
-        const int32_t data = s == 0       ? -1
-                             : s <= folds ? fold_at[static_cast<size_t>(s - 1)]
-                                          : receive_at[static_cast<size_t>(s - 1)];
-        for (int j = 0; j < n; ++j, ++sends) {
-            const int32_t ahead = std::min(sends - window, static_cast<int32_t>(arrivals.size()) - 1);
-            const int32_t paced = ahead < 0 ? -1 : arrivals[static_cast<size_t>(ahead)];
-            b.send(acc, piece(k, j), piece(k, j + 1), right, tags::kFamily, data < 0 ? -1 : data + j, paced);
-        }
-    };
-    // Each step's receives are posted a step ahead of its sends.
-    for (int s = 0; s < rounds; ++s) {
-        if (s == 0) receive_step(0);
-        // (with two ranks the allgather's first receive waits for the send made just before it)
-        const bool ahead = s + 1 < rounds && (s + 1 < folds || send_at[static_cast<size_t>(s + 1 - folds)] >= 0);
-        if (ahead) receive_step(s + 1);
-        send_step(s);
-        if (!ahead && s + 1 < rounds) receive_step(s + 1);
-        if (s >= folds) continue;
-        fold_at[static_cast<size_t>(s)] = static_cast<int32_t>(steps.size());
-        const int k = got(s);
-        for (int j = 0; j < pieces_of(k); ++j) {
-            b.fold(Where::vector0, acc, piece(k, j), piece(k, j + 1), false, receive_at[static_cast<size_t>(s)] + j);
-        }
-    }
-    return sent_from_acc;
-}
-
 }  // namespace
 
 void build_recursive_doubling(const ExecCall& call, std::vector<ScheduleStep>& steps) {
@@ -335,118 +215,6 @@ void build_ring(const ExecCall& call, int64_t least_piece_bytes, int64_t flight_
         b.phase();
         const int64_t begin = block_begin(call.rank);
         b.copy(acc, Where::recvbuf, begin, begin + call.count, -begin);
-    }
-}
-
-namespace {
-
-// The late rank's reduce-scatter-block (exchanges.hpp). The early ranks' ring cuts the vector at their own blocks'
-// starts, the late rank's block joined to the one before it (or, for rank 0, after it): early rank at position i keeps
-// ranks rank(i) .. rank(i + 1) - 1's blocks, and holder h the late rank's too. After the ring, each receives the late
-// rank's part of its own block into vector0 (where the ring received, hence after it), folds it in and copies its block
-// out; h sends the late rank's block, reduced over the early ranks, to the late rank, which folds its own part in.
-void late_rank_blocks(const ExecCall& call, int late, int64_t least_piece_bytes, int64_t flight_bytes,
-                      std::vector<ScheduleStep>& steps) {
-    const RingRanks ring{call.size - 1, late};
-    const int64_t n = call.count, total = call.total();
-    auto block_begin = [&](int k) {
-        return k == 0 ? 0 : k == ring.size ? total : static_cast<int64_t>(ring.rank(k)) * n;
-    };
-    const int holder = ring.rank(late == 0 ? 0 : ring.position(late - 1));
-    const int64_t late_begin = static_cast<int64_t>(late) * n;
-    Builder b(steps);
-    if (call.rank == late) {  // each early rank's block to it; the result of its own from the holder
-        for (int r = 0; r < call.size; ++r) {
-            if (r != late)
-                b.send(Where::input, static_cast<int64_t>(r) * n, static_cast<int64_t>(r + 1) * n, r, tags::kFamily);
-        }
-        const int32_t got = b.receive(Where::vector0, late_begin, late_begin + n, holder, tags::kFamily);
-        b.fold(Where::input, Where::vector0, late_begin, late_begin + n, false, got);
-        b.phase();  // in place: every send out of recvbuf is over
-        b.copy(Where::vector0, Where::recvbuf, late_begin, late_begin + n, -late_begin);
-        return;
-    }
-    const Where acc = accumulator(call);
-    b.copy(Where::input, acc, 0, total);
-    b.phase();
-    ring_steps(call, ring, block_begin, false, least_piece_bytes, flight_bytes, b, steps);
-    b.phase();
-    const int64_t mine = static_cast<int64_t>(call.rank) * n;
-    const int32_t got = b.receive(Where::vector0, mine, mine + n, late, tags::kFamily);
-    if (call.rank == holder) b.send(acc, late_begin, late_begin + n, late, tags::kFamily);
-    b.fold(Where::vector0, acc, mine, mine + n, false, got);
-    b.phase();
-    b.copy(acc, Where::recvbuf, mine, mine + n, -mine);
-}
-
-}  // namespace
-
-// The late rank's allreduce (exchanges.hpp). The early ranks' ring cuts the vector into size - 1 blocks; early rank
-// at position i keeps block i. Its pieces are those family_pieces makes of each block, on both sides.
-void build_late_rank(const ExecCall& call, int late, int64_t least_piece_bytes, int64_t flight_bytes,
-                     std::vector<ScheduleStep>& steps) {
-    if (call.collective == Collective::reduce || call.size < 2 || late < 0 || late >= call.size) {
-        build_ring(call, least_piece_bytes, flight_bytes, steps);
-        return;
-    }
-    if (call.collective == Collective::reduce_scatter_block) {
-        late_rank_blocks(call, late, least_piece_bytes, flight_bytes, steps);
-        return;
-    }
-    const RingRanks ring{call.size - 1, late};
-    const int64_t total = call.total();
-    auto block_begin = [&](int k) { return even_block_begin(total, ring.size, k); };
-    auto pieces_of = [&](int k) {
-        return family_pieces((block_begin(k + 1) - block_begin(k)) * call.layout.type_size, least_piece_bytes);
-    };
-    auto piece = [&](int k, int j) { return piece_begin(block_begin(k), block_begin(k + 1), pieces_of(k), j); };
-    Builder b(steps);
-    if (call.rank == late) {  // block k to the early rank that keeps it, all at once; then the results back
-        std::vector<int32_t> sent(static_cast<size_t>(ring.size));
-        for (int k = 0; k < ring.size; ++k) {
-            sent[static_cast<size_t>(k)] = static_cast<int32_t>(steps.size());
-            for (int j = 0; j < pieces_of(k); ++j) {
-                b.send(Where::input, piece(k, j), piece(k, j + 1), ring.rank(k), tags::kFamily);
-            }
-        }
-        for (int k = 0; k < ring.size; ++k) {  // in place: a piece lands where it was sent from
-            for (int j = 0; j < pieces_of(k); ++j) {
-                b.receive(Where::recvbuf, piece(k, j), piece(k, j + 1), ring.rank(k), tags::kFamily,
-                          call.in_place ? sent[static_cast<size_t>(k)] + j : -1);
-            }
-        }
-        return;
-    }
-    const int mine = ring.position(call.rank);
-    if (!call.in_place) b.copy(Where::input, Where::recvbuf, 0, total);
-    b.phase();
-    // The late rank's part of block `mine`, received into vector1 whenever it comes
-    const auto late_part = static_cast<int32_t>(steps.size());
-    for (int j = 0; j < pieces_of(mine); ++j) {
-        b.receive(Where::vector1, piece(mine, j), piece(mine, j + 1), late, tags::kFamily);
-    }
-    const std::vector<int32_t> sent_from_acc =
-        ring_steps(call, ring, block_begin, false, least_piece_bytes, flight_bytes, b, steps);
-    // ...folded after the ring's folds (the op is commutative: any order)
-    const auto folded = static_cast<int32_t>(steps.size());
-    for (int j = 0; j < pieces_of(mine); ++j) {
-        b.fold(Where::vector1, Where::recvbuf, piece(mine, j), piece(mine, j + 1), false, late_part + j);
-    }
-    // The other blocks' results, each piece into recvbuf once the ring has sent its partial from there
-    for (int k = 0; k < ring.size; ++k) {
-        if (k == mine) continue;
-        for (int j = 0; j < pieces_of(k); ++j) {
-            b.receive(Where::recvbuf, piece(k, j), piece(k, j + 1), ring.rank(k), tags::kFamily,
-                      sent_from_acc[static_cast<size_t>(k)] + j);
-        }
-    }
-    // Block `mine`'s result, piece by piece as it is folded, to every other rank: one latency, not the ring's
-    // size - 2 more
-    for (int j = 0; j < pieces_of(mine); ++j) {
-        for (int other = 0; other < call.size; ++other) {
-            if (other == call.rank) continue;
-            b.send(Where::recvbuf, piece(mine, j), piece(mine, j + 1), other, tags::kFamily, folded + j);
-        }
     }
 }
 
