@@ -142,8 +142,9 @@ void Report::print_header(const std::string& skipped_sizes) {
             std::printf(" %*s", column_width(name), name.c_str());
         }
     }
-    std::printf(" %*s %*s %*s  %s\n", kSpeedupColumn, "speedup", kCostColumn, "d(us)", kCostColumn, "c(us)",
-                "plans[segments]");
+    std::printf(" %*s %*s %*s", kSpeedupColumn, "speedup", kCostColumn, "d(us)", kCostColumn, "c(us)");
+    if (shows_floor()) std::printf(" %*s", kCostColumn, "floor(us)");
+    std::printf("  %s\n", "plans[segments]");
     std::fflush(stdout);
 }
 
@@ -179,6 +180,15 @@ void Report::print_dynamic_header() const {
                              : "each rank's own exit of the barrier (--sync window: one clock)",
         options_.every_rank_results() ? "the slowest rank's completion" : "the root's completion",
         options_.min_max ? "\n#   (NAME:last-p90, NAME:last-mean: its 90th percentile and mean)" : "");
+    if (shows_floor()) {
+        std::printf(
+            "#   floor (us): d + c, one transfer and one fold of the whole vector: the least any plan takes after the\n"
+            "#   last arrival of a rank other than the root (the root last: its one fold, c)\n");
+    }
+}
+
+bool Report::shows_floor() const {
+    return options_.collective == Collective::reduce && options_.arrival.kind != ArrivalKind::together;
 }
 
 int Report::find(AlgorithmKind kind) const {
@@ -239,6 +249,7 @@ void Report::print_row(const SizeResult& result, const std::vector<int>& shown_a
     const bool costs = planned_costs(result, transfer_s, compute_s);
     row += " " + right_aligned(costs ? fixed(transfer_s * 1e6, 2) : "-", kCostColumn);
     row += " " + right_aligned(costs ? fixed(compute_s * 1e6, 2) : "-", kCostColumn);
+    if (shows_floor()) row += " " + right_aligned(costs ? fixed((transfer_s + compute_s) * 1e6, 2) : "-", kCostColumn);
     row += "  " + plans_text(plans, shown_as);
     std::printf("%s\n", row.c_str());
     std::fflush(stdout);

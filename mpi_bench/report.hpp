@@ -5,7 +5,8 @@
 // (s: half the interquartile range in % of the median) or "=NAME" for the same plan as NAME (with --full, also
 // NAME:min and NAME:max; with --arrival other than together NAME:last, the median time after the last arrival,
 // and with --full NAME:last-p90 and NAME:last-mean), the speedup native / auto, the d and c planned with and the
-// plans with their segment counts (comparison.hpp), one row per size, flushed as each size completes; then, from
+// plans with their segment counts (comparison.hpp), and for MPI_Reduce with --arrival the floor d + c; one row per
+// size, flushed as each size completes; then, from
 // finish(), the verdict lines (auto against native per size range). CSV (--csv): one row per (algorithm, op,
 // size), header kCsvHeader, new columns added at its end. Costs CSV (--costs-csv): one row per size with the d and
 // c the planned algorithms used.
@@ -49,6 +50,8 @@ private:
     };
     std::vector<ExtraColumn> extra_columns() const;
     void print_dynamic_header() const;
+    // Whether the table has the floor column: MPI_Reduce with --arrival other than together.
+    bool shows_floor() const;
     void print_row(const SizeResult& result, const std::vector<int>& shown_as, const std::vector<AlgorithmPlan>& plans);
     void print_progress(const SizeResult& result, size_t index, size_t total);
     void write_csv(const SizeResult& result, const std::vector<int>& shown_as);

@@ -431,9 +431,12 @@ std::string size_words(long bytes) {
     return std::to_string(bytes) + " B";
 }
 
+// MPI_Reduce with late ranks has the floor column, d + c, after c(us).
+bool shows_floor(const Expectations& e) { return e.collective == "reduce" && e.arrival != "together"; }
+
 // One row of the table against the CSV rows of its size: per algorithm "MEDIAN ±S%" with the CSV's median,
-// or "=NAME" where the CSV says same_plan_as NAME (strategies only); the speedup native / auto; d and c; the
-// plans, one word per plan, naming every planned algorithm once.
+// or "=NAME" where the CSV says same_plan_as NAME (strategies only); the speedup native / auto; d and c (and the
+// floor, d + c); the plans, one word per plan, naming every planned algorithm once.
 void check_table_row(const Expectations& e, const std::string& line, const CsvRow* size_rows) {
     const auto cells = words(line);
     size_t at = 1;
@@ -464,16 +467,25 @@ void check_table_row(const Expectations& e, const std::string& line, const CsvRo
         if (e.algorithms[a] == "auto") automatic = row.median;
     }
     if (ok && at + 3 <= cells.size()) {
-        double speedup = 0, cost = 0;
+        double speedup = 0;
         if (native > 0 && automatic > 0) {
             ok = cells[at].back() == 'x' && parse_number(cells[at].substr(0, cells[at].size() - 1), speedup) &&
                  std::fabs(speedup - native / automatic) <= 0.006 + 0.01 * speedup;
         } else {
             ok = cells[at] == "-";
         }
-        ok = ok && (cells[at + 1] == "-" || parse_number(cells[at + 1], cost));
-        ok = ok && (cells[at + 2] == "-" || parse_number(cells[at + 2], cost));
+        double transfer = 0, compute = 0;
+        const bool costs = cells[at + 1] != "-";
+        ok = ok && (costs ? parse_number(cells[at + 1], transfer) && parse_number(cells[at + 2], compute)
+                          : cells[at + 2] == "-");
         at += 3;
+        if (ok && shows_floor(e)) {  // d + c, or "-" without costs
+            double floor = 0;
+            ok = at < cells.size() &&
+                 (costs ? parse_number(cells[at], floor) && std::fabs(floor - transfer - compute) <= 0.011
+                        : cells[at] == "-");
+            ++at;
+        }
     } else {
         ok = false;
     }
@@ -554,7 +566,9 @@ void check_table(const Expectations& e, const std::string& out_path, const std::
         expected_columns.push_back(a);
         if (e.arrival != "together") expected_columns.push_back(a + ":last");
     }
-    expected_columns.insert(expected_columns.end(), {"speedup", "d(us)", "c(us)", "plans[segments]"});
+    expected_columns.insert(expected_columns.end(), {"speedup", "d(us)", "c(us)"});
+    if (shows_floor(e)) expected_columns.push_back("floor(us)");
+    expected_columns.push_back("plans[segments]");
     if (words(lines[at]) != expected_columns) fail("table header is '" + lines[at] + "'");
     size_t row_lines = 0;
     while (at + 1 + row_lines < lines.size() && lines[at + 1 + row_lines].rfind("#", 0) != 0) ++row_lines;
