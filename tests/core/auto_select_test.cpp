@@ -834,8 +834,9 @@ TEST(AutoSelect, SpreadArrivalsWeighTreeDynAgainstNative) {
 // Arrivals that repeat from one trial start to the next (the same rank late by about the same): the arrival tree
 // takes tree-dyn's part, built by the caller as its weighing begins; a late root counts, where tree-dyn's spread leaves
 // it out. It is kept where it saves a tenth of what follows the root's wait for the late rank (0.5 against 1.0 after
-// a wait of 5: kept; 0.95: not). Arrivals that do not repeat (a different rank late at each start) leave tree-dyn's
-// part to tree-dyn.
+// a wait of 5: kept, after kArrivalEarlyCalls calls each, every call a tenth faster; 0.95: not, after kDynamicCalls,
+// the calls overlapping within the margin; 1.5: not, after kArrivalEarlyCalls, every call slower). Arrivals that
+// do not repeat (a different rank late at each start) leave tree-dyn's part to tree-dyn, weighed kDynamicCalls.
 TEST(AutoSelect, RepeatingArrivalsWeighTheArrivalTree) {
     struct Case {
         int32_t late;      // the rank late at every start, or -1: a different one at each start
@@ -843,9 +844,12 @@ TEST(AutoSelect, RepeatingArrivalsWeighTheArrivalTree) {
         double arrival_s;  // the arrival tree's time in place
         int weighed;       // the contender weighed: 1 tree-dyn, 2 the arrival tree
         int decided;
+        int weighed_calls;  // per side
     };
+    constexpr int kEarly = AutoSelect::kArrivalEarlyCalls, kFull = AutoSelect::kDynamicCalls;
     for (const Case c :
-         {Case{2, 5.0, 0.5, 2, 2}, Case{2, 5.0, 0.95, 2, 0}, Case{0, 0.0, 0.5, 2, 2}, Case{-1, 5.0, 0.5, 1, 1}}) {
+         {Case{2, 5.0, 0.5, 2, 2, kEarly}, Case{2, 5.0, 0.95, 2, 0, kFull}, Case{2, 5.0, 1.5, 2, 0, kEarly},
+          Case{0, 0.0, 0.5, 2, 2, kEarly}, Case{-1, 5.0, 0.5, 1, 1, kFull}}) {
         Ranks ranks(1, 1, /*dynamic=*/true, 1, /*arrivals=*/true);
         ranks.spread_s = c.spread_s;
         ranks.lateness_s = [&](int start) {
@@ -876,7 +880,8 @@ TEST(AutoSelect, RepeatingArrivalsWeighTheArrivalTree) {
         EXPECT_EQ(ranks->arrivals_repeat(), c.late >= 0);
         EXPECT_EQ(ranks->dynamic_tree(), c.weighed);
         EXPECT_EQ(due, c.weighed == 2) << "the caller builds the arrival tree where it is weighed";
-        EXPECT_EQ(calls[static_cast<size_t>(c.weighed)], AutoSelect::kDynamicCalls);
+        EXPECT_EQ(calls[static_cast<size_t>(c.weighed)], c.weighed_calls) << "arrival tree " << c.arrival_s;
+        EXPECT_EQ(ranks->dynamic_weighed_calls(), c.weighed_calls);
         EXPECT_EQ(calls[static_cast<size_t>(3 - c.weighed)], 0) << "the other one never runs";
         EXPECT_EQ(ranks->tree(), c.decided) << "late " << c.late << " arrival tree " << c.arrival_s;
         if (c.late >= 0) {

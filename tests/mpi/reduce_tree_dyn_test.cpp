@@ -74,9 +74,12 @@ void matrix_product(void* in, void* inout, int* count, MPI_Datatype*) {
 // auto (every rank passing REDUX_ALGORITHM_AUTO) on one key of a communicator of its own, each rank late by
 // delay_us(call, size, rank) before each call, after a barrier where `iterations` (a program's iterations that start
 // together; without one, ranks that are not late run calls ahead of a late root). The loop stops once `algorithm` has
-// run kDynamicCalls times, or after 300 calls: the ranks come to auto's trials further apart than any reduction of 64
-// matrices takes, so after its trials auto weighs tree-dyn or the arrival tree in place (policy/auto_select.hpp),
-// kDynamicCalls calls of it; on 2 ranks there is neither. Every result is checked against the test's own rank-order
+// run kDynamicCalls times, once two calls in a row after its first ran something else (its weighing, which takes turns,
+// is over and it was not kept), or after 300 calls: the ranks come to auto's trials further apart than any reduction
+// of 64 matrices takes, so after its trials auto weighs tree-dyn or the arrival tree in place
+// (policy/auto_select.hpp), kDynamicCalls calls of it, or kArrivalEarlyCalls of an arrival tree whose calls were all
+// slower than the choice's (one kept after its early look runs on); on 2 ranks there is neither. Every result is
+// checked against the test's own rank-order
 // product, under a commutative op (MPI_SUM on the unsigned entries) and a non-commutative one. `allreduce`: the same
 // as MPI_Allreduce, every rank's result checked; its arrival contender, late-rank, is for commutative ops only, so
 // under the matrix product it must never run.
@@ -87,6 +90,7 @@ void expect_weighed(const std::function<useconds_t(int call, int size, int rank)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     constexpr int kCount = 64;
     constexpr int kDynamicCalls = redux::AutoSelect::kDynamicCalls;
+    constexpr int kArrivalEarlyCalls = redux::AutoSelect::kArrivalEarlyCalls;
     MPI_Datatype matrix = MPI_DATATYPE_NULL;
     MPI_Type_contiguous(4, MPI_UNSIGNED, &matrix);
     MPI_Type_commit(&matrix);
@@ -98,8 +102,8 @@ void expect_weighed(const std::function<useconds_t(int call, int size, int rank)
         MPI_Comm_dup(MPI_COMM_WORLD, &comm);
         redux_options options = REDUX_OPTIONS_INIT;
         options.algorithm = REDUX_ALGORITHM_AUTO;
-        int weighed_calls = 0;
-        for (int call = 0; call < 300 && weighed_calls < kDynamicCalls; ++call) {
+        int weighed_calls = 0, others_after = 0;  // the calls of `algorithm`; then of others in a row
+        for (int call = 0; call < 300 && weighed_calls < kDynamicCalls && others_after < 2; ++call) {
             std::vector<unsigned> send(4 * kCount), got(4 * kCount, 0), want(4 * kCount);
             auto entry = [&](int r, int k, int e) { return static_cast<unsigned>(r * 7 + k * 3 + e + call) % 5 + 1; };
             for (int k = 0; k < kCount; ++k) {
@@ -130,12 +134,22 @@ void expect_weighed(const std::function<useconds_t(int call, int size, int rank)
                                ? redux_allreduce_ex(send.data(), got.data(), count, type, op, comm, &options, &info)
                                : redux_reduce_ex(send.data(), got.data(), count, type, op, 0, comm, &options, &info);
             ASSERT_EQ(rc, MPI_SUCCESS);
-            if (info.algorithm == algorithm) ++weighed_calls;
+            if (info.algorithm == algorithm) {
+                ++weighed_calls;
+                others_after = 0;
+            } else if (weighed_calls > 0) {
+                ++others_after;
+            }
             if (rank == 0 || allreduce) {
                 EXPECT_EQ(got, want) << "call " << call;
             }
         }
-        EXPECT_EQ(weighed_calls, size >= 3 && (commutative || !allreduce) ? kDynamicCalls : 0);
+        const bool weighs = size >= 3 && (commutative || !allreduce);
+        if (weighs && algorithm != REDUX_ALGORITHM_TREE_DYN && weighed_calls == kArrivalEarlyCalls) {
+            EXPECT_GE(others_after, 2) << "an arrival tree that ran only its early look was not kept";
+        } else {
+            EXPECT_EQ(weighed_calls, weighs ? kDynamicCalls : 0);
+        }
         MPI_Comm_free(&comm);
     }
     MPI_Op_free(&product);

@@ -123,6 +123,7 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
     report.dynamic_choice_mean_s.reset();
     report.dynamic_mean_s.reset();
     report.dynamic.clear();
+    report.dynamic_calls = 0;
     report.arrival_lateness_s.clear();
     if (select.dynamic()) report.arrival_spread_s = select.arrival_spread_s();
     if (select.arrivals_repeat()) report.arrival_lateness_s = select.arrival_lateness_s();
@@ -134,6 +135,7 @@ void report_decision(CachedPlan& cached, const AutoSelect& select) {
         report.dynamic_s = select.dynamic_s();
         report.dynamic_choice_mean_s = select.dynamic_choice_mean_s();
         report.dynamic_mean_s = select.dynamic_mean_s();
+        report.dynamic_calls = select.dynamic_weighed_calls();
     }
     const PlannedTree& chosen = cached.trees[static_cast<size_t>(select.tree())];
     report.strategy = select.choice() == AutoSelect::Run::native ? std::string("native") : chosen.name();

@@ -166,16 +166,24 @@ bool AutoSelect::round_done() const {
 bool AutoSelect::needs_agreement() const {
     if (native_excluded_) return false;
     if (confirming_) return static_cast<int>(confirm_calls()) == 2 * kConfirmCalls;
-    if (weighing_dynamic_) return static_cast<int>(dynamic_calls()) == 2 * kDynamicCalls;
+    if (weighing_dynamic_) {
+        const int calls = static_cast<int>(dynamic_calls());
+        return calls == 2 * kDynamicCalls || (calls == 2 * kArrivalEarlyCalls && dynamic_tree_ == arrival_tree());
+    }
     if (!decided_) return extra_spent_ || round_done();
     return static_cast<int>(window_.size()) == (rechecking_ ? kRecheckCalls : kWindow);
 }
 
 std::vector<double> AutoSelect::local() const {
     if (confirming_) return {median(confirm_[0]), median(confirm_[1])};
-    if (weighing_dynamic_)
-        return {median(dynamic_samples_[0]), mean(dynamic_samples_[0]), median(dynamic_samples_[1]),
-                mean(dynamic_samples_[1])};
+    if (weighing_dynamic_) {
+        const std::vector<double>& choice = dynamic_samples_[0];
+        const std::vector<double>& dynamic = dynamic_samples_[1];
+        const auto [choice_min, choice_max] = std::minmax_element(choice.begin(), choice.end());
+        const auto [dynamic_min, dynamic_max] = std::minmax_element(dynamic.begin(), dynamic.end());
+        return {median(choice), mean(choice), median(dynamic), mean(dynamic),
+                *choice_min,    *choice_max,  *dynamic_min,    *dynamic_max};
+    }
     if (decided_) return {median(window_)};
     std::vector<double> quartiles;
     for (int arm : running_) {
@@ -196,9 +204,18 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
         if (incumbent_ == native_arm()) return settle(Run::native, tree_);
         return settle(Run::planned, incumbent_);
     }
-    if (weighing_dynamic_) {  // agreed: {median, mean} of the choice, then of tree-dyn, in place
+    if (weighing_dynamic_) {
+        // agreed: {median, mean} of the choice, then of tree-dyn or the arrival tree, in place; then {min, max} of
+        // the choice, then of the other (the largest over the ranks of each).
+        const bool arrival = dynamic_tree_ == arrival_tree();
+        const bool early = static_cast<int>(dynamic_calls()) < 2 * kDynamicCalls;  // the arrival tree's early look
+        const double wait_s = arrival_wait_s_;
+        const bool clearly_faster = agreed[7] - wait_s < kDynamicMargin * (agreed[4] - wait_s);
+        const bool clearly_slower = agreed[6] > agreed[5];
+        if (early && !clearly_faster && !clearly_slower) return false;  // the turns go on
         weighing_dynamic_ = false;
         dynamic_weighed_ = true;
+        dynamic_weighed_calls_ = static_cast<int>(dynamic_calls() / 2);
         dynamic_s_[0] = agreed[0];
         dynamic_s_[1] = agreed[2];
         dynamic_mean_s_[0] = agreed[1];
@@ -206,11 +223,14 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
         // The arrival tree: both sides less the root's predicted wait for the last rank, which neither can shorten
         // and which would otherwise hide the difference in the margin; the mean decides (the arrivals repeat, so no
         // rare kind of call hides in it, and a late rank's jitter moves 16 calls' medians more than their mean).
-        const bool faster = dynamic_tree_ == arrival_tree()
-                                ? agreed[3] - arrival_wait_s_ < kDynamicMargin * (agreed[1] - arrival_wait_s_)
+        const bool faster = early ? clearly_faster
+                            : arrival
+                                ? agreed[3] - wait_s < kDynamicMargin * (agreed[1] - wait_s)
                                 : agreed[2] < kDynamicMargin * agreed[0] && agreed[3] < agreed[1] / kDynamicMargin;
         if (faster) {
             decide(Run::planned, dynamic_tree());
+            // Every static tree waits for the late ranks the arrival tree was made for: the runners-up need no look.
+            if (arrival) second_look_ = false;
         } else {
             decide(choice_, weighed_tree_);
         }

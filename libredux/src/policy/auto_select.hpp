@@ -81,7 +81,9 @@
 //            matchmaker. It is kept where its mean in place, less the root's predicted wait for the last rank (which
 //            no tree shortens, and which in a margin of the whole call would hide what the tree saves after the
 //            last arrival), is below kDynamicMargin times the choice's less the same (the mean: with arrivals that
-//            repeat no rare kind of call hides in it, and a late rank's jitter moves 16 calls' medians more). The
+//            repeat no rare kind of call hides in it, and a late rank's jitter moves 16 calls' medians more). After
+//            kArrivalEarlyCalls calls each the weighing ends where the two sides' calls do not overlap (the constant
+//            says how), so that a short job runs the arrival tree from about its 35th call. The
 //            caller builds it when arrival_tree_due() says so, from arrival_lateness_s().
 //            Arrivals that do not repeat leave tree-dyn's part as it was;
 //   wisdom  a key an earlier job decided (api/wisdom.hpp) starts decided (start_from): its first kRecheckCalls calls
@@ -127,6 +129,10 @@ public:
     static constexpr int kMaxTrialsCallsAnyTrees = kMaxTrees * kTrials * kMaxRounds * kExploreEvery;
     static constexpr int kConfirmCalls = 8;   // per side: the tree the trials chose, and native
     static constexpr int kDynamicCalls = 16;  // per side: the choice so far, and tree-dyn
+    // The arrival tree's weighing ends after this many calls per side where they do not overlap: every call of the
+    // arrival tree, less the root's predicted wait, a kDynamicMargin below every call of the choice less the same
+    // (kept), or every call of the arrival tree slower than every call of the choice (not kept).
+    static constexpr int kArrivalEarlyCalls = 4;
     // Tree-dyn is weighed where the ranks' median spread at the trials' starts exceeds this many of the choice's
     // median trial call.
     static constexpr double kSpreadFactor = 1.0;
@@ -321,6 +327,7 @@ public:
     double dynamic_s() const { return dynamic_s_[1]; }
     double dynamic_choice_mean_s() const { return dynamic_mean_s_[0]; }
     double dynamic_mean_s() const { return dynamic_mean_s_[1]; }
+    int dynamic_weighed_calls() const { return dynamic_weighed_calls_; }  // per side
     // Agreed trial median of tree t (0 .. trees() - 1) at the last round it ran in, this decision or the last
     // (a tree that left after its first call: that call's time).
     double tree_median_s(int t) const { return medians_[static_cast<std::size_t>(t)]; }
@@ -417,6 +424,7 @@ private:
     std::vector<double> dynamic_samples_[2];  // the choice, dynamic_tree_
     double dynamic_s_[2] = {0, 0};
     double dynamic_mean_s_[2] = {0, 0};
+    int dynamic_weighed_calls_ = 0;
     bool dynamic_weighed_ = false;
     std::vector<double> window_;
     double baseline_s_ = 0;    // 0: the next window sets it

@@ -100,6 +100,7 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"dynamic_choice_mean_s", or_null(r.dynamic_choice_mean_s)},
         {"dynamic_mean_s", or_null(r.dynamic_mean_s)},
         {"dynamic", r.dynamic.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.dynamic)},
+        {"dynamic_calls", r.dynamic_calls},
         {"arrival_lateness_s", r.arrival_lateness_s},
         {"arrival_starts", r.arrival_starts},
         {"arrival_held", r.arrival_held},
@@ -241,7 +242,7 @@ std::string trial_words(const PlanReport& r) {
                       "; arrivals %.3g s apart: in place, the choice %.3g s (mean %.3g s), %s %.3g s (mean %.3g s) "
                       "(medians of %d calls each)",
                       apart_s, *r.dynamic_choice_s, r.dynamic_choice_mean_s.value_or(0.0), r.dynamic.c_str(),
-                      *r.dynamic_s, r.dynamic_mean_s.value_or(0.0), AutoSelect::kDynamicCalls);
+                      *r.dynamic_s, r.dynamic_mean_s.value_or(0.0), r.dynamic_calls);
         line += tail;
     }
     if ((r.arrival_spread_s || repeated) && !r.dynamic_s) {

@@ -58,6 +58,7 @@ struct PlanReport {
     // and of the one weighed (policy/auto_select.hpp).
     std::optional<double> arrival_spread_s, dynamic_choice_s, dynamic_s, dynamic_choice_mean_s, dynamic_mean_s;
     std::string dynamic;
+    int dynamic_calls = 0;  // with dynamic_s: the calls of each side
     // Where the trials' arrivals repeated: by rank, how late each came after the first (the medians the arrival tree
     // is made for); empty otherwise. Where auto learns arrivals, how many trial starts told them and how many of those
     // held the prediction (policy/arrival_pattern.hpp).
