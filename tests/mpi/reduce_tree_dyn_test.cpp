@@ -79,12 +79,15 @@ void matrix_product(void* in, void* inout, int* count, MPI_Datatype*) {
 // of 64 matrices takes, so after its trials auto weighs tree-dyn or the arrival tree in place
 // (policy/auto_select.hpp), kDynamicCalls calls of it, or kArrivalEarlyCalls of an arrival tree whose calls were all
 // slower than the choice's (one kept after its early look runs on); on 2 ranks there is neither. Every result is
-// checked against the test's own rank-order
-// product, under a commutative op (MPI_SUM on the unsigned entries) and a non-commutative one. `allreduce`: the same
-// as MPI_Allreduce, every rank's result checked; its arrival contender, late-rank, is for commutative ops only, so
-// under the matrix product it must never run.
+// checked against the test's own rank-order product, under a commutative op (MPI_SUM on the unsigned entries) and a
+// non-commutative one. `collective` allreduce or reduce_scatter_block: the same as MPI_Allreduce (every rank's result
+// checked) or MPI_Reduce_scatter_block (every rank's block of kCount matrices checked); their arrival contender,
+// late-rank, is for commutative ops only, so under the matrix product it must never run.
+enum class Collective { reduce, allreduce, reduce_scatter_block };
+
 void expect_weighed(const std::function<useconds_t(int call, int size, int rank)>& delay_us, redux_algorithm algorithm,
-                    bool iterations, bool allreduce = false) {
+                    bool iterations, Collective collective = Collective::reduce) {
+    const bool every_rank = collective != Collective::reduce;  // every rank's result, late-rank's collectives
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -104,12 +107,16 @@ void expect_weighed(const std::function<useconds_t(int call, int size, int rank)
         options.algorithm = REDUX_ALGORITHM_AUTO;
         int weighed_calls = 0, others_after = 0;  // the calls of `algorithm`; then of others in a row
         for (int call = 0; call < 300 && weighed_calls < kDynamicCalls && others_after < 2; ++call) {
-            std::vector<unsigned> send(4 * kCount), got(4 * kCount, 0), want(4 * kCount);
+            // reduce_scatter_block: kCount matrices per rank's block
+            const int total = collective == Collective::reduce_scatter_block ? kCount * size : kCount;
+            const auto block = static_cast<size_t>(collective == Collective::reduce_scatter_block ? 4 * kCount : 0);
+            std::vector<unsigned> send(4 * static_cast<size_t>(total)), want(send.size());
+            std::vector<unsigned> got(block > 0 ? block : send.size(), 0);
             auto entry = [&](int r, int k, int e) { return static_cast<unsigned>(r * 7 + k * 3 + e + call) % 5 + 1; };
-            for (int k = 0; k < kCount; ++k) {
+            for (int k = 0; k < total; ++k) {
                 for (int e = 0; e < 4; ++e) send[static_cast<size_t>(4 * k + e)] = entry(rank, k, e);
             }
-            for (int k = 0; k < kCount; ++k) {
+            for (int k = 0; k < total; ++k) {
                 unsigned* w = &want[static_cast<size_t>(4 * k)];
                 for (int e = 0; e < 4; ++e) w[e] = entry(0, k, e);
                 for (int r = 1; r < size; ++r) {
@@ -127,12 +134,17 @@ void expect_weighed(const std::function<useconds_t(int call, int size, int rank)
             if (iterations) MPI_Barrier(comm);
             if (size >= 3 && delay_us(call, size, rank) > 0) usleep(delay_us(call, size, rank));
             redux_call_info info{};
-            const int count = commutative ? 4 * kCount : kCount;  // unsigned ints, or matrices
+            const int count = commutative ? 4 * kCount : kCount;  // unsigned ints, or matrices (a block's)
             const MPI_Datatype type = commutative ? MPI_UNSIGNED : matrix;
             const MPI_Op op = commutative ? MPI_SUM : product;
-            const int rc = allreduce
-                               ? redux_allreduce_ex(send.data(), got.data(), count, type, op, comm, &options, &info)
-                               : redux_reduce_ex(send.data(), got.data(), count, type, op, 0, comm, &options, &info);
+            int rc = MPI_SUCCESS;
+            if (collective == Collective::allreduce) {
+                rc = redux_allreduce_ex(send.data(), got.data(), count, type, op, comm, &options, &info);
+            } else if (collective == Collective::reduce_scatter_block) {
+                rc = redux_reduce_scatter_block_ex(send.data(), got.data(), count, type, op, comm, &options, &info);
+            } else {
+                rc = redux_reduce_ex(send.data(), got.data(), count, type, op, 0, comm, &options, &info);
+            }
             ASSERT_EQ(rc, MPI_SUCCESS);
             if (info.algorithm == algorithm) {
                 ++weighed_calls;
@@ -140,11 +152,15 @@ void expect_weighed(const std::function<useconds_t(int call, int size, int rank)
             } else if (weighed_calls > 0) {
                 ++others_after;
             }
-            if (rank == 0 || allreduce) {
+            if (block > 0) {
+                const auto mine = want.begin() + static_cast<std::ptrdiff_t>(block * static_cast<size_t>(rank));
+                EXPECT_EQ(got, std::vector<unsigned>(mine, mine + static_cast<std::ptrdiff_t>(block)))
+                    << "call " << call;
+            } else if (rank == 0 || every_rank) {
                 EXPECT_EQ(got, want) << "call " << call;
             }
         }
-        const bool weighs = size >= 3 && (commutative || !allreduce);
+        const bool weighs = size >= 3 && (commutative || !every_rank);
         if (weighs && algorithm != REDUX_ALGORITHM_TREE_DYN && weighed_calls == kArrivalEarlyCalls) {
             EXPECT_GE(others_after, 2) << "an arrival tree that ran only its early look was not kept";
         } else {
@@ -181,7 +197,12 @@ TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeWhereTheRootIsLate) {
 // MPI_Allreduce with the same rank 30 ms late at every iteration: late-rank (the arrival tree's part for allreduce).
 TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeOfAllreduceWhereTheSameRankIsLate) {
     expect_weighed([](int, int size, int rank) -> useconds_t { return rank == size / 2 ? 30000 : 0; },
-                   REDUX_ALGORITHM_LATE_RANK, true, true);
+                   REDUX_ALGORITHM_LATE_RANK, true, Collective::allreduce);
+}
+// MPI_Reduce_scatter_block likewise: late-rank's reduce-scatter-block, weighed where it is made.
+TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeOfReduceScatterBlockWhereTheSameRankIsLate) {
+    expect_weighed([](int, int size, int rank) -> useconds_t { return rank == size / 2 ? 30000 : 0; },
+                   REDUX_ALGORITHM_LATE_RANK, true, Collective::reduce_scatter_block);
 }
 
 }  // namespace
