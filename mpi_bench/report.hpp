@@ -6,10 +6,9 @@
 // NAME:min and NAME:max; with --arrival other than together NAME:last, the median time after the last arrival,
 // and with --full NAME:last-p90 and NAME:last-mean), the speedup native / auto, the d and c planned with and the
 // plans with their segment counts (comparison.hpp), and for MPI_Reduce with --arrival the floor d + c; one row per
-// size, flushed as each size completes; then, from
-// finish(), the verdict lines (auto against native per size range). CSV (--csv): one row per (algorithm, op,
-// size), header kCsvHeader, new columns added at its end. Costs CSV (--costs-csv): one row per size with the d and
-// c the planned algorithms used.
+// size, flushed as each size completes; then, from finish(), the verdict lines (auto against native per size range).
+// CSV (--csv): one row per (algorithm, op, size), header kCsvHeader, new columns added at its end. Costs CSV
+// (--costs-csv): one row per size with the d and c the planned algorithms used.
 #pragma once
 
 #include "options.hpp"

@@ -83,8 +83,9 @@
 //            last arrival), is below kDynamicMargin times the choice's less the same (the mean: with arrivals that
 //            repeat no rare kind of call hides in it, and a late rank's jitter moves 16 calls' medians more). After
 //            kArrivalEarlyCalls calls each the weighing ends where the two sides' calls do not overlap (the constant
-//            says how), so that a short job runs the arrival tree from about its 35th call. The
-//            caller builds it when arrival_tree_due() says so, from arrival_lateness_s().
+//            says how), so that a short job runs the arrival tree from about its 36th call. An arrival tree kept
+//            ends a second look still pending (every static tree waits for the late ranks alike). The caller builds
+//            it when arrival_tree_due() says so, from arrival_lateness_s().
 //            Arrivals that do not repeat leave tree-dyn's part as it was;
 //   wisdom  a key an earlier job decided (api/wisdom.hpp) starts decided (start_from): its first kRecheckCalls calls
 //            are timed in place, native's too, and their agreed median kept within kDriftFactor of what the earlier
