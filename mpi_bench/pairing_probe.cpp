@@ -13,7 +13,7 @@
 // and up to F more.
 #include "mpi/mpi_version.hpp"
 #include "redux/version.h"
-#include "util/median.hpp"
+#include "stats.hpp"
 
 #include <mpi.h>
 
@@ -68,11 +68,6 @@ void serve_tickets(MPI_Win window, int64_t until, double fold_s) {
         if (taken >= until) return;
         away_from_mpi(fold_s);
     }
-}
-
-double percentile(std::vector<double> samples, double q) {
-    std::sort(samples.begin(), samples.end());
-    return samples[static_cast<size_t>(q * static_cast<double>(samples.size() - 1))];
 }
 
 }  // namespace
@@ -151,8 +146,8 @@ int main(int argc, char** argv) {
                     fold_s * 1e6, absent_s * 1e3, iterations);
         const char* names[2] = {"message (tree-dyn's matchmaker)", "ticket (MPI_Fetch_and_op at the root)"};
         for (int way = 0; way < 2; ++way) {
-            std::printf("  %-40s median %10.1f  p90 %10.1f\n", names[way], redux::median(all[way]) * 1e6,
-                        percentile(all[way], 0.9) * 1e6);
+            const redux_bench::Summary waits = redux_bench::summarize(all[way]);
+            std::printf("  %-40s median %10.1f  p90 %10.1f\n", names[way], waits.median_s * 1e6, waits.p90_s * 1e6);
         }
     }
     MPI_Finalize();

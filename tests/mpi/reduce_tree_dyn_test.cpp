@@ -189,9 +189,9 @@ TEST(ReduceTreeDyn, AutoWeighsItWhereRanksArriveApart) {
 // pattern where every rank comes within a quarter of the lateness of its prediction: 50 ms leaves 12.5 ms to the
 // scheduler's noise, which on 7 or 8 ranks sharing 2 cores with other jobs reached the 7.5 ms that 30 ms left.)
 constexpr useconds_t kLateUs = 50000;
+useconds_t same_rank_late(int, int size, int rank) { return rank == size / 2 ? kLateUs : 0; }
 TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeWhereTheSameRankIsLate) {
-    expect_weighed([](int, int size, int rank) -> useconds_t { return rank == size / 2 ? kLateUs : 0; },
-                   REDUX_ALGORITHM_ARRIVAL_TREE, true);
+    expect_weighed(same_rank_late, REDUX_ALGORITHM_ARRIVAL_TREE, true);
 }
 TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeWhereTheRootIsLate) {
     expect_weighed([](int, int, int rank) -> useconds_t { return rank == 0 ? kLateUs : 0; },
@@ -199,13 +199,11 @@ TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeWhereTheRootIsLate) {
 }
 // MPI_Allreduce with the same rank late at every iteration: late-rank (the arrival tree's part for allreduce).
 TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeOfAllreduceWhereTheSameRankIsLate) {
-    expect_weighed([](int, int size, int rank) -> useconds_t { return rank == size / 2 ? kLateUs : 0; },
-                   REDUX_ALGORITHM_LATE_RANK, true, Collective::allreduce);
+    expect_weighed(same_rank_late, REDUX_ALGORITHM_LATE_RANK, true, Collective::allreduce);
 }
 // MPI_Reduce_scatter_block likewise: late-rank's reduce-scatter-block, weighed where it is made.
 TEST(ReduceTreeDyn, AutoWeighsTheArrivalTreeOfReduceScatterBlockWhereTheSameRankIsLate) {
-    expect_weighed([](int, int size, int rank) -> useconds_t { return rank == size / 2 ? kLateUs : 0; },
-                   REDUX_ALGORITHM_LATE_RANK, true, Collective::reduce_scatter_block);
+    expect_weighed(same_rank_late, REDUX_ALGORITHM_LATE_RANK, true, Collective::reduce_scatter_block);
 }
 
 }  // namespace
