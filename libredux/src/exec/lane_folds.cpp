@@ -9,21 +9,24 @@
 
 namespace redux {
 
-// The stream's folds, in stream order, as far as its receives have arrived. A segment that waits for room in
-// its lane's send window holds up the stream: the sink's result segments leave in segment order.
+// The stream's folds, in stream order, as far as its receives have arrived and one chunk of op work allows
+// (budget_). A segment that waits for room in its lane's send window holds up the stream: the sink's result
+// segments leave in segment order.
 int LaneRunner::fold_stream(bool& moved) {
-    while (stream_folded_ < stream_posted_ && (held_ == nullptr || !held_->pending)) {
-        if (lp_.in_turn && stream_child_ == 0 && fold_segment_ != turn_) return MPI_SUCCESS;
+    budget_ = chunk_;
+    while (budget_ > 0 && stream_folded_ < stream_posted_ && (held_ == nullptr || !held_->pending)) {
         Lane& lane = lane_of(fold_segment_);
+        if (lp_.in_turn && stream_child_ == 0 && !lane.folding && fold_segment_ != turn_) return MPI_SUCCESS;
         const size_t index = stream_index(stream_folded_);
         int arrived = 0;
         REDUX_MPI(test_request(ls_.requests[index], arrived));
         if (!arrived) return MPI_SUCCESS;
         REDUX_MPI(post_stream());  // the next transfer, during this fold
-        if (stream_child_ == 0) start_segment(lane, fold_segment_);
-        bool stalled = false;
-        REDUX_MPI(fold(lane, index, stalled));  // receive q stays in the window until folded
-        if (stalled) return MPI_SUCCESS;
+        if (stream_child_ == 0 && !lane.folding) start_segment(lane, fold_segment_);
+        bool stalled = false, partial = false;
+        REDUX_MPI(fold(lane, index, stalled, partial));  // receive q stays in the window until folded
+        if (partial) moved = true;
+        if (stalled || partial) return MPI_SUCCESS;
         ++stream_folded_;
         if (++stream_child_ == lane.child_count) {
             stream_child_ = 0;
@@ -36,19 +39,22 @@ int LaneRunner::fold_stream(bool& moved) {
     return MPI_SUCCESS;
 }
 
-// A per_child lane's folds, in its own order, as far as its receives have arrived.
+// A per_child lane's folds, in its own order, as far as its receives have arrived and one chunk of op work
+// allows.
 int LaneRunner::fold_lane(Lane& lane, bool& moved) {
-    while (!lane.pending && lane.finished < lane.segments) {
+    budget_ = chunk_;
+    while (budget_ > 0 && !lane.pending && lane.finished < lane.segments) {
         const int k = lane.fold_child;
         if (lp_.child_posted[static_cast<size_t>(lane.first_child + k)] <= lane.finished) return MPI_SUCCESS;
         const size_t index = static_cast<size_t>(lane.first_receive + k * lane.window + lane.fold_ring);
         int arrived = 0;
         REDUX_MPI(test_request(ls_.requests[index], arrived));
         if (!arrived) return MPI_SUCCESS;
-        if (k == 0) start_segment(lane, lane.next_fold);
-        bool stalled = false;
-        REDUX_MPI(fold(lane, index, stalled));
-        if (stalled) return MPI_SUCCESS;
+        if (k == 0 && !lane.folding) start_segment(lane, lane.next_fold);
+        bool stalled = false, partial = false;
+        REDUX_MPI(fold(lane, index, stalled, partial));
+        if (partial) moved = true;
+        if (stalled || partial) return MPI_SUCCESS;
         if (lane.fold_child == 0 && ++lane.fold_ring == lane.window) lane.fold_ring = 0;
         REDUX_MPI(post_lane(lane));
         moved = true;
@@ -64,28 +70,48 @@ void LaneRunner::start_segment(Lane& lane, int j) {
     lane.acc_slot = kNoSlot;
 }
 
-// Folds the lane's next child from request `index`'s buffer; after the last child, the segment is finished.
-// Stalled (nothing done) where the accumulator must be copied to be written and every slot is held: a send
-// in flight frees one, and the fold is tried again (start_segment before it sets the same again).
-int LaneRunner::fold(Lane& lane, size_t index, bool& stalled) {
-    const ChildStep& child = lane.children[lane.fold_child];
-    if (child.joins_left && !lane.acc_writable && lp_.pools[static_cast<size_t>(lane.pool)].free == 0) {
-        stalled = stalled_ = true;
+// Folds the lane's next child from request `index`'s buffer, one chunk of chunk_bytes per call: partial where
+// elements are left, and the next step goes on (so a step does a bounded amount of op work, and a caller's
+// MPI_Test returns after it; the standard lets an op be applied to any split of the elements). After the last
+// child, the segment is finished. Stalled (nothing done) where the accumulator must be copied to be written and
+// every slot is held: a send in flight frees one, and the fold is tried again (start_segment before it sets the
+// same again).
+int LaneRunner::fold(Lane& lane, size_t index, bool& stalled, bool& partial) {
+    if (!lane.folding) {  // the child's operands
+        const ChildStep& child = lane.children[lane.fold_child];
+        if (child.joins_left && !lane.acc_writable && lp_.pools[static_cast<size_t>(lane.pool)].free == 0) {
+            stalled = stalled_ = true;
+            return MPI_SUCCESS;
+        }
+        lane.theirs_slot = ls_.request_slot[index];
+        ls_.request_slot[index] = kNoSlot;
+        lane.theirs = lane.theirs_slot == kNoSlot ? segment_of(call_.recvbuf, lane.next_fold)
+                                                  : ls_.slot[static_cast<size_t>(lane.theirs_slot)];
+        lane.into_acc = child.joins_left || (call_.commutative && lane.acc_writable);
+        if (lane.into_acc && !lane.acc_writable) REDUX_MPI(make_acc_writable(lane));
+        lane.folding = true;
+        lane.folded = 0;
+    }
+    const int count = length(lane.next_fold);
+    const int64_t n = std::min(count - lane.folded, budget_);
+    // acc = theirs o acc, or theirs = acc o theirs
+    const void* in = lane.into_acc ? lane.theirs : lane.acc;
+    void* inout = lane.into_acc ? const_cast<void*>(lane.acc) : lane.theirs;
+    REDUX_MPI(
+        fold_elements(in, inout, lane.folded, static_cast<int>(n), /*theirs_left=*/true, call_, ws_.pack_scratch));
+    lane.folded += n;
+    budget_ -= n;
+    if (lane.folded < count) {
+        partial = true;
         return MPI_SUCCESS;
     }
-    const int child_s = ls_.request_slot[index];
-    ls_.request_slot[index] = kNoSlot;
-    void* child_buf =
-        child_s == kNoSlot ? segment_of(call_.recvbuf, lane.next_fold) : ls_.slot[static_cast<size_t>(child_s)];
-    if (child.joins_left || (call_.commutative && lane.acc_writable)) {
-        if (!lane.acc_writable) REDUX_MPI(make_acc_writable(lane));
-        REDUX_MPI(apply_op(lane, child_buf, const_cast<void*>(lane.acc)));  // acc = child o acc
-        release(lane, child_s);
-    } else {
-        REDUX_MPI(apply_op(lane, lane.acc, child_buf));  // child's buffer = acc o child
+    lane.folding = false;
+    if (lane.into_acc) {
+        release(lane, lane.theirs_slot);
+    } else {  // the child's buffer holds the accumulator now
         release(lane, lane.acc_slot);
-        lane.acc = child_buf;
-        lane.acc_slot = child_s;
+        lane.acc = lane.theirs;
+        lane.acc_slot = lane.theirs_slot;
         lane.acc_writable = true;
     }
     if (++lane.fold_child < lane.child_count) return MPI_SUCCESS;
@@ -101,19 +127,6 @@ int LaneRunner::make_acc_writable(Lane& lane) {
     lane.acc = copy;
     lane.acc_slot = s;
     lane.acc_writable = true;
-    return MPI_SUCCESS;
-}
-
-// inout = in o inout over the lane's segment, chunk_bytes at a time, calling progress() between two chunks.
-int LaneRunner::apply_op(const Lane& lane, const void* in, void* inout) {
-    const int count = length(lane.next_fold);
-    const auto per_chunk = static_cast<int>(chunk_elements(call_.layout, knobs_.chunk_bytes, count));
-    for (int first = 0; first < count; first += per_chunk) {
-        const int n = std::min(per_chunk, count - first);
-        REDUX_MPI(fold_elements(in, inout, first, n, /*theirs_left=*/true, call_, ws_.pack_scratch));
-        bool moved = false;
-        if (first + n < count) REDUX_MPI(progress(moved));
-    }
     return MPI_SUCCESS;
 }
 

@@ -65,6 +65,12 @@ struct Lane {
     const void* acc = nullptr;
     int acc_slot = -1;  // the accumulator's scratch slot; -1: sendbuf or recvbuf
     bool acc_writable = false;
+    // The fold of child fold_child into next_fold, while it runs over several steps (a chunk per step).
+    bool folding = false;
+    int64_t folded = 0;      // its elements folded so far
+    void* theirs = nullptr;  // the child's partial result
+    int theirs_slot = -1;    // its scratch slot; -1: recvbuf
+    bool into_acc = false;   // acc = theirs o acc; else theirs = acc o theirs, and it becomes the accumulator
 };
 
 // Sends in flight, at most ExecLimits::send_window, completed oldest first: requests [first, first + send_window).

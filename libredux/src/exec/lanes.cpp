@@ -19,10 +19,11 @@
 //      own data is read in place from sendbuf; it is copied only when a left join needs it writable. At the root
 //      (not in place, the result its own) each segment's first child is received straight into recvbuf
 //      (root_direct), so a commutative reduction ends there without a copy.
-//   3. Open MPI has no progress thread: a transfer advances only inside MPI calls. So a fold applies the op
-//      chunk_bytes at a time and calls progress() between chunks: it completes sends, starts a leaf's sends,
-//      posts receives and tests the stream's receive in flight (the standard lets an op be applied to any split
-//      of the elements).
+//   3. Open MPI has no progress thread: a transfer advances only inside MPI calls. So a step applies the op to
+//      one chunk of chunk_bytes in each fold loop (the stream's, each per_child lane's; a fold of more goes on at
+//      the next steps), and every step begins with progress(): it completes sends, starts a leaf's sends, posts
+//      receives and tests the stream's receive in flight. A caller's MPI_Test thus returns after a bounded amount
+//      of op work (the standard lets an op be applied to any split of the elements).
 //   4. Sends (finish, start_send): a finished segment goes to the lane's parent (or, at a sink whose root is
 //      elsewhere, to the root) with MPI_Isend while the next is folded, through a send ring (lane_program.hpp) of
 //      at most send_window sends in flight (plan/exec_limits.hpp): one for the stream's lanes, as the model's one
@@ -47,6 +48,7 @@
 // takes a microsecond): the rings' sizes are powers of two. On an error every request posted is finished (abandon).
 #include "exec/lanes.hpp"
 
+#include "exec/fold.hpp"
 #include "mpi/abandon.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/tags.hpp"
@@ -144,6 +146,7 @@ void LaneRunner::set_up() {
     const bool ready = ls_.ready == shape_ && static_cast<int>(ls_.free_slots.size()) == lp_.slots &&
                        (lp_.slots == 0 || ws_.slots.holds(call_.layout, most, lp_.slots));
     ls_.ready = {};  // until this call ends without an error
+    chunk_ = chunk_elements(call_.layout, knobs_.chunk_bytes, call_.count);
     if (lp_.result_from >= 0) ls_.segment_left.assign(static_cast<size_t>(segments_), 0);
     if (ready) return;  // every request null, every slot free (in some pool: all slots are alike)
     ls_.slot.clear();
@@ -191,7 +194,6 @@ void LaneRunner::release(SlotPool& pool, int slot) {
 
 // Everything but a fold that can be done now: the stream's receive in flight tested, sends completed, finished
 // segments and a leaf's own segments sent, receives posted, the result transfer's receives posted and tested.
-// Between two chunks of a fold too.
 int LaneRunner::progress(bool& moved) {
     if (stream_posted_ > stream_folded_ + 1) {  // receives posted ahead: one in flight at most, the rest null
         int done = 0;

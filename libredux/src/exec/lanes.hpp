@@ -68,9 +68,8 @@ private:
     int fold_stream(bool& moved);
     int fold_lane(Lane& lane, bool& moved);
     void start_segment(Lane& lane, int j);
-    int fold(Lane& lane, size_t index, bool& stalled);
+    int fold(Lane& lane, size_t index, bool& stalled, bool& partial);
     int make_acc_writable(Lane& lane);
-    int apply_op(const Lane& lane, const void* in, void* inout);
     int finish(Lane& lane);
     int flush(Lane& lane, bool& moved);
     int next(Lane& lane);
@@ -99,6 +98,8 @@ private:
     bool alone_ = false;  // the one send of a leaf (send_alone in lanes.cpp)
     MPI_Request alone_request_ = MPI_REQUEST_NULL;
     bool stalled_ = false;                           // a fold waits for a scratch slot
+    int64_t chunk_ = 1;                              // elements of a chunk: what a fold loop may fold in one step
+    int64_t budget_ = 0;                             // elements the fold loop being run may still fold this step
     int64_t stream_posted_ = 0, stream_folded_ = 0;  // the stream's receives posted, folded
     int post_segment_ = 0, post_child_ = 0;          // the next one to post
     int fold_segment_ = 0, stream_child_ = 0;        // the next one to fold

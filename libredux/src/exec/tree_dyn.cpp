@@ -1,5 +1,6 @@
 // Tree-dyn, a rank's part: it tells the root it has arrived, follows the orders it gets and folds the partial
-// results it is sent, one per step (the protocol is tree_dyn.hpp's). The root's matchmaking is tree_dyn_match.cpp.
+// results it is sent, a chunk of one per step (the protocol is tree_dyn.hpp's). The root's matchmaking is
+// tree_dyn_match.cpp.
 #include "exec/tree_dyn.hpp"
 
 #include "exec/fold.hpp"
@@ -105,8 +106,9 @@ int TreeDyn::start() {
     return post_order_receive();
 }
 
-// One fold at a time, with whatever has completed taken before it: the root pairs what it has learnt before each
-// fold, so that its folds do not hold up the matchmaking, and ranks that arrive together are paired in one batch.
+// One chunk of one fold at a time, with whatever has completed taken before it: the root pairs what it has
+// learnt before each chunk, so that its folds do not hold up the matchmaking, and ranks that arrive together are
+// paired in one batch.
 int TreeDyn::step(bool& moved, bool& done) {
     for (;;) {
         int index = MPI_UNDEFINED, complete = 0;
@@ -231,7 +233,7 @@ int TreeDyn::on_orders(const MPI_Status& status) {
 }
 
 int TreeDyn::send_when_folded() {
-    if (send_to_ < 0 || sent_ || !folds_.empty()) return MPI_SUCCESS;
+    if (send_to_ < 0 || sent_ || !folds_.empty() || folding_.slot >= 0) return MPI_SUCCESS;
     sent_ = true;
     return post(MPI_Isend(acc_, call_.count, call_.datatype, send_to_, tags::kDynData, call_.comm, next(kSent)));
 }
@@ -246,26 +248,31 @@ size_t TreeDyn::next_fold() const {
     return folds_.size();
 }
 
-// One partial result that has come is folded into the accumulator, on the side its ranks lie; a rank other than
-// the root reports it to the root, and sends once it has folded all it was told to receive.
+// One partial result that has come is folded into the accumulator, on the side its ranks lie, a chunk of
+// chunk_bytes per step (the next steps go on with it: a step does a bounded amount of op work); once it is
+// folded, a rank other than the root reports it to the root, and sends once it has folded all it was told to
+// receive.
 int TreeDyn::fold_one() {
-    const size_t i = next_fold();
-    if (i == folds_.size()) return rank_ == call_.root ? MPI_SUCCESS : send_when_folded();
-    const Fold f = folds_[i];
-    folds_.erase(folds_.begin() + static_cast<std::ptrdiff_t>(i));
-    if (rank_ != call_.root && acc_ == call_.input) {  // a non-root rank's first fold: its data becomes writable
-        const int slot = take_slot();
-        REDUX_MPI(copy_elements(call_.input, slots_[static_cast<size_t>(slot)], call_.count, call_.datatype,
-                                call_.layout, ws_.pack_scratch));
-        acc_ = slots_[static_cast<size_t>(slot)];
+    if (folding_.slot < 0) {
+        const size_t i = next_fold();
+        if (i == folds_.size()) return rank_ == call_.root ? MPI_SUCCESS : send_when_folded();
+        folding_ = folds_[i];
+        folds_.erase(folds_.begin() + static_cast<std::ptrdiff_t>(i));
+        folded_ = 0;
+        if (rank_ != call_.root && acc_ == call_.input) {  // a non-root rank's first fold: its data becomes writable
+            const int slot = take_slot();
+            REDUX_MPI(copy_elements(call_.input, slots_[static_cast<size_t>(slot)], call_.count, call_.datatype,
+                                    call_.layout, ws_.pack_scratch));
+            acc_ = slots_[static_cast<size_t>(slot)];
+        }
     }
-    const void* theirs = slots_[static_cast<size_t>(f.slot)];
-    const int64_t per_chunk = chunk_elements(call_.layout, chunk_bytes_, call_.count);
-    for (int64_t first = 0; first < call_.count; first += per_chunk) {
-        const int n = static_cast<int>(std::min<int64_t>(per_chunk, call_.count - first));
-        REDUX_MPI(fold_elements(theirs, acc_, first, n, f.left, call_, ws_.pack_scratch));
-    }
-    free_slots_.push_back(f.slot);
+    const void* theirs = slots_[static_cast<size_t>(folding_.slot)];
+    const int64_t n = std::min<int64_t>(chunk_elements(call_.layout, chunk_bytes_, call_.count), call_.count - folded_);
+    REDUX_MPI(fold_elements(theirs, acc_, folded_, static_cast<int>(n), folding_.left, call_, ws_.pack_scratch));
+    folded_ += n;
+    if (folded_ < call_.count) return MPI_SUCCESS;
+    free_slots_.push_back(folding_.slot);
+    folding_.slot = -1;
     if (rank_ == call_.root) {
         on_ready(rank_, false);
         return MPI_SUCCESS;

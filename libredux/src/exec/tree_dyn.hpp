@@ -113,7 +113,7 @@ private:
     int on_orders(const MPI_Status& status);
     int send_when_folded();
     size_t next_fold() const;
-    bool foldable() const { return next_fold() < folds_.size(); }
+    bool foldable() const { return folding_.slot >= 0 || next_fold() < folds_.size(); }
     int fold_one();
     // tree_dyn_match.cpp: the root's matchmaking
     void start_matching();
@@ -139,6 +139,8 @@ private:
     const size_t chunk_bytes_;
     TreeDynState& state_;
     void* acc_ = nullptr;
+    Fold folding_;        // the partial result being folded over several steps (slot -1: none)
+    int64_t folded_ = 0;  // its elements folded so far
     // state_'s, by their names there.
     std::vector<MPI_Request>& requests_;
     std::vector<Event>& events_;
