@@ -43,9 +43,10 @@
 // Every edge carries each tree's segments in order with that tree's tag, so MPI's non-overtaking rule matches them.
 // A repeated call allocates nothing and, with the same sizes, sets nothing up (LaneState::ready). A leaf of a
 // one-tree plan that sends its data in one piece (most ranks of a small message's plan) makes that one send and
-// nothing else (alone_): its set-up would be on the critical path of its parent's receive. Nothing on a
-// one-tree, one-segment call's path divides (a 64-bit division costs tens of cycles, and a 2-rank call at 8 B
-// takes a microsecond): the rings' sizes are powers of two. On an error every request posted is finished (abandon).
+// nothing else (alone_): its set-up would be on the critical path of its parent's receive. A one-tree,
+// one-segment call's path divides once, for the chunk's length (set_up; a 64-bit division costs tens of cycles,
+// and a 2-rank call at 8 B takes a microsecond): the rings' sizes are powers of two. On an error every request posted
+// is finished (abandon).
 #include "exec/lanes.hpp"
 
 #include "exec/fold.hpp"
