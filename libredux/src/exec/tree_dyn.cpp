@@ -55,7 +55,7 @@ TreeDyn::TreeDyn(const ExecCall& call, Workspace& workspace, const DynBatches& b
       size_(call.size),
       ws_(workspace),
       batches_(batches),
-      chunk_bytes_(chunk_bytes),
+      per_chunk_(chunk_elements(call.layout, chunk_bytes, call.count)),
       state_(state_of(workspace, batches, call)),
       requests_(state_.requests),
       events_(state_.events),
@@ -267,7 +267,7 @@ int TreeDyn::fold_one() {
         }
     }
     const void* theirs = slots_[static_cast<size_t>(folding_.slot)];
-    const int64_t n = std::min<int64_t>(chunk_elements(call_.layout, chunk_bytes_, call_.count), call_.count - folded_);
+    const int64_t n = std::min<int64_t>(per_chunk_, call_.count - folded_);
     REDUX_MPI(fold_elements(theirs, acc_, folded_, static_cast<int>(n), folding_.left, call_, ws_.pack_scratch));
     folded_ += n;
     if (folded_ < call_.count) return MPI_SUCCESS;

@@ -136,7 +136,7 @@ private:
     const int rank_, size_;
     Workspace& ws_;
     const DynBatches& batches_;
-    const size_t chunk_bytes_;
+    const int64_t per_chunk_;  // elements folded in one step
     TreeDynState& state_;
     void* acc_ = nullptr;
     Fold folding_;        // the partial result being folded over several steps (slot -1: none)
