@@ -242,6 +242,105 @@ TEST(Nonblocking, ManyInFlightCompletedInReverse) {
     MPI_Comm_free(&comm);
 }
 
+// A blocking reduction on `comm`: where libredux plans the nonblocking calls it kept there.
+int blocking_max(MPI_Comm comm) {
+    int most = -1;
+    MPI_Allreduce(&world().rank, &most, 1, MPI_INT, MPI_MAX, comm);
+    return most;
+}
+
+// A nonblocking call of each collective on keys the communicator holds no plan for: the library's own runs them;
+// the next blocking reduction plans them, and the same calls then run libredux's (under a strategy).
+TEST(Nonblocking, KeysPlannedAtTheNextBlockingCall) {
+    const World& w = world();
+    constexpr int kCount = 13;
+    const int root = w.size - 1;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    EXPECT_EQ(blocking_max(comm), w.size - 1);  // makes the communicator's state
+    for (int pass = 0; pass < 2; ++pass) {
+        const std::vector<Affine> send = mine(kCount * w.size, pass, w.rank);
+        std::vector<Affine> reduced(kCount), all(kCount), block(kCount);
+        std::vector<MPI_Request> requests(3, MPI_REQUEST_NULL);
+        ASSERT_EQ(MPI_Ireduce(send.data(), w.rank == root ? reduced.data() : nullptr, kCount, w.affine, w.op, root,
+                              comm, &requests[0]),
+                  MPI_SUCCESS);
+        ASSERT_EQ(MPI_Iallreduce(send.data(), all.data(), kCount, w.affine, w.op, comm, &requests[1]), MPI_SUCCESS);
+        ASSERT_EQ(MPI_Ireduce_scatter_block(send.data(), block.data(), kCount, w.affine, w.op, comm, &requests[2]),
+                  MPI_SUCCESS);
+        for (MPI_Request request : requests) {
+            if (pass == 0) {
+                EXPECT_EQ(redux_request_info(request, nullptr), 0) << "no plan yet";
+            } else {
+                expect_ours(request);
+            }
+        }
+        ASSERT_EQ(MPI_Waitall(3, requests.data(), MPI_STATUSES_IGNORE), MPI_SUCCESS);
+        if (w.rank == root) expect_equal(reduced, expected(0, kCount, pass), "ireduce");
+        expect_equal(all, expected(0, kCount, pass), "iallreduce");
+        expect_equal(block, expected(w.rank * kCount, kCount, pass), "ireduce-scatter-block");
+        EXPECT_EQ(blocking_max(comm), w.size - 1);
+    }
+    MPI_Comm_free(&comm);
+}
+
+void compose_op_too(void* in, void* inout, int* len, MPI_Datatype* type) { compose_op(in, inout, len, type); }
+
+// An MPI_Iallreduce on a key with no plan, completed; then `op` and `datatype` freed. Returns the request's
+// redux_request_info.
+int iallreduce_then_free(MPI_Comm comm, int count, int round, MPI_Datatype& datatype, MPI_Op& op) {
+    const std::vector<Affine> send = mine(count, round, world().rank);
+    std::vector<Affine> recv(static_cast<size_t>(count));
+    MPI_Request request = MPI_REQUEST_NULL;
+    EXPECT_EQ(MPI_Iallreduce(send.data(), recv.data(), count, datatype, op, comm, &request), MPI_SUCCESS);
+    const int ours = redux_request_info(request, nullptr);
+    EXPECT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    expect_equal(recv, expected(0, count, round), "iallreduce");
+    if (datatype != world().affine) MPI_Type_free(&datatype);
+    if (op != world().op) MPI_Op_free(&op);
+    return ours;
+}
+
+// A kept call whose user op is freed before the blocking call is not planned (its handle may name another op by
+// then); one whose derived datatype is freed is (libredux holds a duplicate of it).
+TEST(Nonblocking, KeptCallsOutliveTheirHandles) {
+    const World& w = world();
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    EXPECT_EQ(blocking_max(comm), w.size - 1);
+    constexpr int kFreedOp = 15, kFreedType = 17;  // keys of their own
+    MPI_Datatype affine = w.affine;
+    MPI_Op freed = MPI_OP_NULL, op = w.op;
+    MPI_Op_create(compose_op_too, 0, &freed);
+    EXPECT_EQ(iallreduce_then_free(comm, kFreedOp, 1, affine, freed), 0) << "no plan yet";
+    EXPECT_EQ(blocking_max(comm), w.size - 1);  // drops the kept call
+    EXPECT_EQ(iallreduce_then_free(comm, kFreedOp, 2, affine, op), 0) << "not planned: its op was freed";
+    EXPECT_EQ(blocking_max(comm), w.size - 1);
+    const int planned = iallreduce_then_free(comm, kFreedOp, 3, affine, op);
+    if (w.planned) {
+        EXPECT_EQ(planned, 1);
+    }
+    if (w.native) {
+        EXPECT_EQ(planned, 0);
+    }
+
+    MPI_Datatype pair = MPI_DATATYPE_NULL;
+    MPI_Type_contiguous(2, MPI_LONG_LONG, &pair);
+    MPI_Type_commit(&pair);
+    EXPECT_EQ(iallreduce_then_free(comm, kFreedType, 4, pair, op), 0) << "no plan yet";
+    EXPECT_EQ(blocking_max(comm), w.size - 1);  // plans it on libredux's duplicate of the freed type
+    MPI_Type_contiguous(2, MPI_LONG_LONG, &pair);
+    MPI_Type_commit(&pair);
+    const int ours = iallreduce_then_free(comm, kFreedType, 5, pair, op);
+    if (w.planned) {
+        EXPECT_EQ(ours, 1);
+    }
+    if (w.native) {
+        EXPECT_EQ(ours, 0);
+    }
+    MPI_Comm_free(&comm);
+}
+
 // A ring's point-to-point requests beside the reductions, completed by each completion call in turn. MPICH 4.0's
 // own persistent collectives are kept out of the mix (it reports MPI_ERR_IN_STATUS from MPI_Testall with every
 // status MPI_SUCCESS for one): under auto, they are the library's.

@@ -167,6 +167,28 @@ private:
     uint64_t generation_ = 0;
 };
 
+// A nonblocking call of a key the communicator held no plan for, kept for its next blocking reduction to plan
+// (api/pending_calls.hpp): the call's arguments, and a copy of this rank's data to plan and decide on.
+struct PendingCall {
+    PendingCall() = default;
+    PendingCall(const PendingCall&) = delete;
+    PendingCall& operator=(const PendingCall&) = delete;
+    PendingCall(PendingCall&& o) noexcept;
+    PendingCall& operator=(PendingCall&& o) noexcept;
+    ~PendingCall();  // frees the datatype's duplicate
+
+    PlanKey key;
+    Collective collective = Collective::reduce;
+    int count = 0;
+    int root = 0;
+    MPI_Datatype datatype = MPI_DATATYPE_NULL;  // a derived one: the call's duplicated (owns_datatype)
+    bool owns_datatype = false;
+    MPI_Op op = MPI_OP_NULL;
+    void* op_function = nullptr;  // a user op's, as MPI_Op_create was told: the op is planned only while it runs it
+    redux_options options{};
+    ElementBuffer data;  // this rank's input, the whole vector (a reduce-scatter-block's: every rank's blocks)
+};
+
 struct CommState {
     MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, errors returned
     Config config;                  // this process's, with the shared settings agreed on rank 0's
@@ -196,6 +218,7 @@ struct CommState {
     std::vector<WisdomEntry> wisdom;
     // The communicators its nonblocking and persistent operations run on (api/operations.hpp), made with the state.
     std::shared_ptr<Lines> lines;
+    std::vector<PendingCall> pending_calls;  // in call order, one per key (api/pending_calls.hpp)
 };
 
 constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goes first

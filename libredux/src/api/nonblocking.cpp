@@ -4,18 +4,20 @@
 // Which plan runs:
 //   - a nonblocking call may not wait for other ranks, so it makes nothing: it runs the plan the communicator
 //     already holds for its key (route_known, route.hpp), made by earlier blocking calls or a persistent init;
+//     where it holds none, the call is kept for the communicator's next blocking reduction to plan
+//     (pending_calls.hpp), and runs the library's own;
 //   - a persistent init is collective and waits like a blocking call's first use of a key: it makes the
 //     communicator's state and the key's plan (route(), timing the op on the send buffer as it is at init), so
 //     that MPI_Start pays none of it.
 // A strategy (REDUX_ALGORITHM) runs its tree. Under auto, the tree auto has decided for on the key, or the library's
 // own call where auto has not decided or decided for it. auto measures blocking calls: a persistent init under auto
-// makes the key's blocking calls on copies of its buffers until auto has decided (decide_at_init), for at most
+// makes the key's blocking calls on copies of its buffers until auto has decided (decide_on_copies), for at most
 // kInitTrialSeconds; a nonblocking call takes what earlier calls decided.
 #include "api/operations.hpp"
+#include "api/pending_calls.hpp"
 #include "api/raw_call.h"
 #include "api/route.hpp"
 #include "api/run_plan.hpp"
-#include "mpi/element_buffer.hpp"
 #include "mpi/mpi_check.hpp"
 
 #include <cstdio>
@@ -45,10 +47,6 @@ namespace redux {
 namespace {
 
 const redux_options kDefaults = REDUX_OPTIONS_INIT;
-
-// How long a persistent init under auto may spend deciding once the key is planned (the slowest rank's time, agreed
-// after each call).
-constexpr double kInitTrialSeconds = 1.0;
 
 // A nonblocking or persistent call's arguments.
 struct StartCall {
@@ -96,53 +94,6 @@ int chosen_tree(const Route& route) {
     if (route.plan->algorithm != REDUX_ALGORITHM_AUTO) return 0;
     const AutoSelect& select = route.plan->plan->auto_select;
     return select.decided() && select.choice() == AutoSelect::Run::planned ? select.tree() : -1;
-}
-
-// Under auto, the persistent init's decision: the key's blocking calls on copies of the call's buffers until auto
-// has decided, kInitTrialSeconds are spent after the plan was made, or AutoSelect::kMaxCallsToDecide calls are made.
-// Collective.
-int decide_at_init(const ReduceCall& c) {
-    ElementLayout layout;
-    if (describe_layout(c.datatype, layout) != MPI_SUCCESS || c.count <= 0) return MPI_SUCCESS;
-    int size = 1, rank = 0;
-    REDUX_MPI(MPI_Comm_size(c.comm, &size));
-    REDUX_MPI(MPI_Comm_rank(c.comm, &rank));
-    const int whole = c.collective == Collective::reduce_scatter_block ? c.count * size : c.count;
-    const bool in_place = c.sendbuf == MPI_IN_PLACE;
-    const bool receives = c.collective != Collective::reduce || rank == c.root;
-    // Copies of the call's data: the send buffer's, or in place the receive buffer's.
-    const int send_count = in_place ? 0 : whole, recv_count = receives ? (in_place ? whole : c.count) : 0;
-    const ElementBuffer send(layout, send_count), recv(layout, recv_count);
-    std::vector<char> pack_scratch;
-    REDUX_MPI(in_place ? copy_elements(c.recvbuf, recv.data(), whole, c.datatype, layout, pack_scratch)
-                       : copy_elements(c.sendbuf, send.data(), whole, c.datatype, layout, pack_scratch));
-    double start_s = -1;  // from the call after the one that made the key's plan (calibration is not counted)
-    for (int call = 0; call < AutoSelect::kMaxCallsToDecide; ++call) {
-        const void* sendbuf = in_place ? MPI_IN_PLACE : send.data();
-        void* recvbuf = receives ? recv.data() : nullptr;
-        switch (c.collective) {
-            case Collective::reduce:
-                REDUX_MPI(
-                    redux_reduce_ex(sendbuf, recvbuf, c.count, c.datatype, c.op, c.root, c.comm, &c.options, nullptr));
-                break;
-            case Collective::allreduce:
-                REDUX_MPI(redux_allreduce_ex(sendbuf, recvbuf, c.count, c.datatype, c.op, c.comm, &c.options, nullptr));
-                break;
-            case Collective::reduce_scatter_block:
-                REDUX_MPI(redux_reduce_scatter_block_ex(sendbuf, recvbuf, c.count, c.datatype, c.op, c.comm, &c.options,
-                                                        nullptr));
-                break;
-        }
-        Route known;
-        REDUX_MPI(route_known(c, known));
-        if (known.state == nullptr) continue;
-        if (known.plan->plan->auto_select.decided()) break;
-        if (start_s < 0) start_s = MPI_Wtime();
-        double spent_s = MPI_Wtime() - start_s;
-        REDUX_MPI(PMPI_Allreduce(MPI_IN_PLACE, &spent_s, 1, MPI_DOUBLE, MPI_MAX, c.comm));
-        if (spent_s > kInitTrialSeconds) break;
-    }
-    return MPI_SUCCESS;
 }
 
 // The status of a finished nonblocking operation: empty (MPI 4.0, 3.7.3). Its execution's error is reported by the
@@ -195,9 +146,10 @@ int start_call(const StartCall& s) {
     bool library = true;
     try {
         Route answer;
-        rc = s.persistent ? route(s.call, answer) : route_known(s.call, answer);
+        rc = s.persistent ? route(s.call, answer) : route_known(s.call, answer, /*note_unplanned=*/true);
         if (rc == MPI_SUCCESS && s.persistent && decided_by_auto(s.call)) {
-            rc = decide_at_init(s.call);
+            double spent_s = 0;
+            rc = decide_on_copies(s.call, kInitTrialSeconds, spent_s);
             answer.state = nullptr;
             if (rc == MPI_SUCCESS) rc = route_known(s.call, answer);
         }

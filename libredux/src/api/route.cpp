@@ -3,7 +3,9 @@
 //      MPI_Init .. MPI_Finalize: the library's own, before any handle is touched.
 //   2. Options that are not valid (an unknown algorithm, a cost that is not finite, a strategy that needs a limit
 //      without one): MPI_ERR_ARG.
-//   3. Native asked for by the call, or by the communicator's agreed configuration: the library's own.
+//   3. Native asked for by the call, or by the communicator's agreed configuration: the library's own. On a
+//      communicator with a state, the nonblocking calls kept there since its last blocking reduction
+//      (pending_calls.hpp) are planned first, collectively.
 //   4. A call that repeats a recent one on this communicator (RecentCalls, comm_state.hpp): that call's plan,
 //      once its buffers are judged again.
 //   5. Arguments that are wrong or that MPI_Reduce itself must judge (a null communicator, a bad root,
@@ -23,6 +25,7 @@
 
 #include "api/first_calls.hpp"
 #include "api/mpi_identity.h"
+#include "api/pending_calls.hpp"
 #include "api/planning.hpp"
 #include "api/wisdom.hpp"
 #include "mpi/mpi_check.hpp"
@@ -155,7 +158,7 @@ CommState* known_state(const ReduceCall& call, redux_algorithm& algorithm, Eleme
 
 }  // namespace
 
-int route_known(const ReduceCall& call, Route& route) {
+int route_known(const ReduceCall& call, Route& route, bool note_unplanned) {
     if (call.comm != MPI_COMM_NULL && !valid_options(call.options)) return MPI_ERR_ARG;
     redux_algorithm algorithm = REDUX_ALGORITHM_AUTO;
     ElementLayout layout;
@@ -165,7 +168,10 @@ int route_known(const ReduceCall& call, Route& route) {
     bool commutative = true;
     REDUX_MPI(key_of(call, layout, algorithm, key, commutative));
     const auto found = state->plans.find(key);
-    if (found == state->plans.end()) return MPI_SUCCESS;
+    if (found == state->plans.end()) {
+        if (note_unplanned) note_pending(*state, call, key, layout);
+        return MPI_SUCCESS;
+    }
     route.state = state;
     route.plan = &route.made.emplace(
         PlanRoute{found->second.get(), algorithm, commutative, layout.named && is_predefined(call.op), layout});
@@ -186,6 +192,7 @@ int route(const ReduceCall& call, Route& route) {
     if (opts.algorithm == REDUX_ALGORITHM_NATIVE) return MPI_SUCCESS;
     CommState* state = call.comm != MPI_COMM_NULL ? find_comm_state(call.comm) : nullptr;
     if (state != nullptr) {
+        if (!state->pending_calls.empty()) REDUX_MPI(plan_pending(*state, call.comm));
         if (resolve(opts, state->config) == REDUX_ALGORITHM_NATIVE) {
             route.configured_native = opts.algorithm == REDUX_ALGORITHM_CONFIGURED;
             return MPI_SUCCESS;

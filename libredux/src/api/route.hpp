@@ -78,8 +78,9 @@ int route(const ReduceCall& call, Route& route);
 // route() for a call that may not wait for other ranks (a nonblocking one): the plan the communicator already holds
 // for the call's key, if any, made by earlier calls; it never makes state or a plan and sends no message. Every
 // rank holds the same plans at the same call (plans are made collectively, in call order), so every rank answers
-// alike.
-int route_known(const ReduceCall& call, Route& route);
+// alike. With `note_unplanned`, a call libredux may plan on a communicator that holds no plan for its key is kept
+// for the next blocking reduction there to plan (note_pending, pending_calls.hpp).
+int route_known(const ReduceCall& call, Route& route, bool note_unplanned = false);
 
 // Whether auto decides where `call` goes (the communicator's state exists and says auto, and the call is one libredux
 // may plan). No message.

@@ -27,13 +27,8 @@ MPI_Op read_handle(const void* op) {
 
 std::string op_identity(MPI_Op op) {
     if (const char* name = predefined_op_name(op)) return name;
-    void* function = nullptr;
-    {
-        const std::lock_guard<std::mutex> lock(g_mutex);
-        const auto found = g_functions.find(op);
-        if (found == g_functions.end()) return "";
-        function = found->second;
-    }
+    void* function = op_function(op);
+    if (function == nullptr) return "";
     Dl_info info{};
     // dladdr names the nearest dynamic symbol at or below the address: only the function's own will do.
     if (dladdr(function, &info) == 0 || info.dli_sname == nullptr || info.dli_saddr != function ||
@@ -42,6 +37,12 @@ std::string op_identity(MPI_Op op) {
     }
     const char* file = std::strrchr(info.dli_fname, '/');
     return std::string(info.dli_sname) + "@" + (file != nullptr ? file + 1 : info.dli_fname);
+}
+
+void* op_function(MPI_Op op) {
+    const std::lock_guard<std::mutex> lock(g_mutex);
+    const auto found = g_functions.find(op);
+    return found == g_functions.end() ? nullptr : found->second;
 }
 
 }  // namespace redux

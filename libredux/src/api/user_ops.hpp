@@ -14,4 +14,8 @@ namespace redux {
 // static function, or a program linked without exporting its symbols) or MPI_Op_create was not seen.
 std::string op_identity(MPI_Op op);
 
+// The function MPI_Op_create was told for the user op `op`, while the op lives; null where it was not seen (or for a
+// predefined op).
+void* op_function(MPI_Op op);
+
 }  // namespace redux

@@ -1,0 +1,150 @@
+// Keys that only nonblocking calls have used, planned at the communicator's next blocking reduction
+// (pending_calls.hpp), and the blocking calls on copies that plan a key and let auto decide it, for a persistent
+// init and for those keys alike.
+#include "api/pending_calls.hpp"
+
+#include "api/route.hpp"
+#include "api/user_ops.hpp"
+#include "mpi/mpi_check.hpp"
+#include "mpi/op_types.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace redux {
+
+PendingCall::PendingCall(PendingCall&& o) noexcept { *this = std::move(o); }
+
+PendingCall& PendingCall::operator=(PendingCall&& o) noexcept {
+    if (this == &o) return *this;
+    std::swap(key, o.key);
+    std::swap(collective, o.collective);
+    std::swap(count, o.count);
+    std::swap(root, o.root);
+    std::swap(datatype, o.datatype);
+    std::swap(owns_datatype, o.owns_datatype);
+    std::swap(op, o.op);
+    std::swap(op_function, o.op_function);
+    std::swap(options, o.options);
+    std::swap(data, o.data);
+    return *this;
+}
+
+PendingCall::~PendingCall() {
+    int finalized = 1;
+    if (owns_datatype && MPI_Finalized(&finalized) == MPI_SUCCESS && !finalized) MPI_Type_free(&datatype);
+}
+
+void note_pending(CommState& state, const ReduceCall& call, const PlanKey& key, const ElementLayout& layout) {
+    if (state.pending_calls.size() >= kMaxCachedPlans) return;
+    for (const PendingCall& kept : state.pending_calls) {
+        if (kept.key == key) return;
+    }
+    void* function = nullptr;
+    if (!is_predefined(call.op) && (function = op_function(call.op)) == nullptr) return;
+    PendingCall p;
+    p.key = key;
+    p.collective = call.collective;
+    p.count = call.count;
+    p.root = call.root;
+    p.op = call.op;
+    p.op_function = function;
+    p.options = call.options;
+    // The whole vector this rank puts in: the send buffer, or in place the receive buffer (route_known has judged
+    // where MPI_IN_PLACE may be).
+    const int whole = call.collective == Collective::reduce_scatter_block ? call.count * state.size : call.count;
+    const void* own = call.sendbuf == MPI_IN_PLACE ? call.recvbuf : call.sendbuf;
+    p.data = ElementBuffer(layout, whole);
+    std::vector<char> pack_scratch;
+    if (copy_elements(own, p.data.data(), whole, call.datatype, layout, pack_scratch) != MPI_SUCCESS) return;
+    p.datatype = call.datatype;
+    if (!layout.named) {
+        if (MPI_Type_dup(call.datatype, &p.datatype) != MPI_SUCCESS) return;
+        p.owns_datatype = true;
+    }
+    state.pending_calls.push_back(std::move(p));
+    // The thread's records and RecentCalls answer no call made before this one: the communicator's next blocking
+    // reduction asks route(), on every rank.
+    forget_lookups();
+}
+
+int plan_pending(CommState& state, MPI_Comm user_comm) {
+    std::vector<PendingCall> calls;
+    calls.swap(state.pending_calls);
+    // Every rank keeps the same calls but where a copy failed on one: then none is planned.
+    const int n = static_cast<int>(calls.size());
+    int most[2] = {n, -n};
+    REDUX_MPI(PMPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_INT, MPI_MAX, state.comm));
+    if (most[0] != -most[1]) return MPI_SUCCESS;
+    std::vector<int> usable(calls.size());
+    for (size_t i = 0; i < calls.size(); ++i) {
+        usable[i] = is_predefined(calls[i].op) || op_function(calls[i].op) == calls[i].op_function ? 1 : 0;
+    }
+    REDUX_MPI(PMPI_Allreduce(MPI_IN_PLACE, usable.data(), n, MPI_INT, MPI_MIN, state.comm));
+    double budget_s = kInitTrialSeconds;
+    std::vector<PendingCall> left;
+    for (size_t i = 0; i < calls.size(); ++i) {
+        if (!usable[i]) continue;
+        PendingCall& p = calls[i];
+        if (budget_s <= 0) {
+            left.push_back(std::move(p));
+            continue;
+        }
+        const ReduceCall call{p.data.data(),       nullptr,     p.count,
+                              p.datatype,          p.op,        p.root,
+                              user_comm,           p.options,   defaults_but_algorithm(p.options),
+                              lookup_generation(), p.collective};
+        double spent_s = 0;
+        REDUX_MPI(decide_on_copies(call, budget_s, spent_s));
+        budget_s -= spent_s;
+    }
+    state.pending_calls = std::move(left);
+    return MPI_SUCCESS;
+}
+
+int decide_on_copies(const ReduceCall& c, double budget_s, double& spent_s) {
+    spent_s = 0;
+    ElementLayout layout;
+    if (describe_layout(c.datatype, layout) != MPI_SUCCESS || c.count <= 0) return MPI_SUCCESS;
+    int size = 1, rank = 0;
+    REDUX_MPI(MPI_Comm_size(c.comm, &size));
+    REDUX_MPI(MPI_Comm_rank(c.comm, &rank));
+    const int whole = c.collective == Collective::reduce_scatter_block ? c.count * size : c.count;
+    const bool in_place = c.sendbuf == MPI_IN_PLACE;
+    const bool receives = c.collective != Collective::reduce || rank == c.root;
+    // Copies of the call's data: the send buffer's, or in place the receive buffer's.
+    const int send_count = in_place ? 0 : whole, recv_count = receives ? (in_place ? whole : c.count) : 0;
+    const ElementBuffer send(layout, send_count), recv(layout, recv_count);
+    std::vector<char> pack_scratch;
+    REDUX_MPI(in_place ? copy_elements(c.recvbuf, recv.data(), whole, c.datatype, layout, pack_scratch)
+                       : copy_elements(c.sendbuf, send.data(), whole, c.datatype, layout, pack_scratch));
+    double start_s = -1;  // from the call after the one that made the key's plan (calibration is not counted)
+    for (int call = 0; call < AutoSelect::kMaxCallsToDecide; ++call) {
+        const void* sendbuf = in_place ? MPI_IN_PLACE : send.data();
+        void* recvbuf = receives ? recv.data() : nullptr;
+        switch (c.collective) {
+            case Collective::reduce:
+                REDUX_MPI(
+                    redux_reduce_ex(sendbuf, recvbuf, c.count, c.datatype, c.op, c.root, c.comm, &c.options, nullptr));
+                break;
+            case Collective::allreduce:
+                REDUX_MPI(redux_allreduce_ex(sendbuf, recvbuf, c.count, c.datatype, c.op, c.comm, &c.options, nullptr));
+                break;
+            case Collective::reduce_scatter_block:
+                REDUX_MPI(redux_reduce_scatter_block_ex(sendbuf, recvbuf, c.count, c.datatype, c.op, c.comm, &c.options,
+                                                        nullptr));
+                break;
+        }
+        Route known;
+        REDUX_MPI(route_known(c, known));
+        if (known.state == nullptr) continue;
+        if (known.plan->algorithm != REDUX_ALGORITHM_AUTO || known.plan->plan->auto_select.decided()) break;
+        if (start_s < 0) start_s = MPI_Wtime();
+        spent_s = MPI_Wtime() - start_s;
+        REDUX_MPI(PMPI_Allreduce(MPI_IN_PLACE, &spent_s, 1, MPI_DOUBLE, MPI_MAX, c.comm));
+        if (spent_s > budget_s) break;
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace redux
