@@ -204,90 +204,8 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
         if (incumbent_ == native_arm()) return settle(Run::native, tree_);
         return settle(Run::planned, incumbent_);
     }
-    if (weighing_dynamic_) {
-        // agreed: {median, mean} of the choice, then of tree-dyn or the arrival tree, in place; then {min, max} of
-        // the choice, then of the other (the largest over the ranks of each).
-        const bool arrival = dynamic_tree_ == arrival_tree();
-        const bool early = static_cast<int>(dynamic_calls()) < 2 * kDynamicCalls;  // the arrival tree's early look
-        const double wait_s = arrival_wait_s_;
-        const bool clearly_faster = agreed[7] - wait_s < kDynamicMargin * (agreed[4] - wait_s);
-        const bool clearly_slower = agreed[6] > agreed[5];
-        if (early && !clearly_faster && !clearly_slower) return false;  // the turns go on
-        weighing_dynamic_ = false;
-        dynamic_weighed_ = true;
-        dynamic_weighed_calls_ = static_cast<int>(dynamic_calls() / 2);
-        dynamic_s_[0] = agreed[0];
-        dynamic_s_[1] = agreed[2];
-        dynamic_mean_s_[0] = agreed[1];
-        dynamic_mean_s_[1] = agreed[3];
-        // The arrival tree: both sides less the root's predicted wait for the last rank, which neither can shorten
-        // and which would otherwise hide the difference in the margin; the mean decides (the arrivals repeat, so no
-        // rare kind of call hides in it, and a late rank's jitter moves 16 calls' medians more than their mean).
-        const bool faster = early ? clearly_faster
-                            : arrival
-                                ? agreed[3] - wait_s < kDynamicMargin * (agreed[1] - wait_s)
-                                : agreed[2] < kDynamicMargin * agreed[0] && agreed[3] < agreed[1] / kDynamicMargin;
-        if (faster) {
-            decide(Run::planned, dynamic_tree());
-            // Every static tree waits for the late ranks the arrival tree was made for: the runners-up need no look.
-            if (arrival) second_look_ = false;
-        } else {
-            decide(choice_, weighed_tree_);
-        }
-        return true;
-    }
-    if (!decided_) {
-        // agreed: {q1, median, q3} of each contender in running_, in order.
-        const size_t n = running_.size();
-        for (size_t i = 0; i < n; ++i) medians_[static_cast<size_t>(running_[i])] = agreed[3 * i + 1];
-        std::vector<int> slower;
-        for (size_t i = 0; i < n; ++i) {
-            bool clearly_slower = false;
-            for (size_t j = 0; j < n; ++j) clearly_slower = clearly_slower || agreed[3 * i] > agreed[3 * j + 2];
-            if (clearly_slower) slower.push_back(running_[i]);
-        }
-        for (int arm : slower) drop(arm, DropReason::clearly_slower);
-        std::fill(round_calls_.begin(), round_calls_.end(), 0);
-        turn_ = 0;
-        ++rounds_;
-        const bool incumbent_running = std::find(running_.begin(), running_.end(), incumbent_) != running_.end();
-        const double incumbent_median = medians_[static_cast<size_t>(incumbent_)];
-        double best_other_s = std::numeric_limits<double>::infinity();
-        for (int arm : running_) {
-            if (arm != incumbent_) best_other_s = std::min(best_other_s, medians_[static_cast<size_t>(arm)]);
-        }
-        // A tie: the incumbent's median within the margin of the best challenger's (the incumbent kept), or, the
-        // incumbent out of the running, the challengers' medians all within the margin of the best one (the best
-        // one kept): another round could only tell apart what costs the program next to nothing.
-        const bool tie =
-            running_.size() > 1 &&
-            (incumbent_running ? !(best_other_s < (1.0 - kTieMargin) * incumbent_median)
-                               : std::all_of(running_.begin(), running_.end(), [&](int arm) {
-                                     return medians_[static_cast<size_t>(arm)] <= (1.0 + kTieMargin) * best_other_s;
-                                 }));
-        if (!held_.empty()) {  // the first round: native and tree 0
-            if (incumbent_running && !tie) {
-                join_held();
-                return false;  // another round, the runners-up in it
-            }
-            drop_held(DropReason::not_needed);  // tree 0 clearly faster than native, or a tie
-            second_look_ = true;
-        }
-        if (running_.size() > 1 && rounds_ < kMaxRounds && !extra_spent_ && !tie) return false;  // another round
-        end_trials(extra_spent_           ? TrialsEnd::extra_time
-                   : tie                  ? TrialsEnd::tie
-                   : running_.size() == 1 ? TrialsEnd::one_left
-                                          : TrialsEnd::last_round);
-        if (incumbent_running) return settle_on_incumbent();
-        tree_ = running_.front();
-        for (int arm : running_) {
-            if (medians_[static_cast<size_t>(arm)] < medians_[static_cast<size_t>(tree_)]) tree_ = arm;
-        }
-        confirming_ = true;  // the tree must also be as fast as the incumbent where the calls are made
-        confirm_[0].clear();
-        confirm_[1].clear();
-        return false;
-    }
+    if (weighing_dynamic_) return agree_weighing(agreed);
+    if (!decided_) return agree_round(agreed);
     const double now = agreed[0];
     window_.clear();
     if (rechecking_) {
@@ -307,6 +225,93 @@ bool AutoSelect::agree(const std::vector<double>& agreed) {
                calls_since_decision_ >= kRecheckEvery) {
         restart_trials();
     }
+    return false;
+}
+
+// agree() while tree-dyn or the arrival tree takes turns with the choice (weighing_dynamic_).
+bool AutoSelect::agree_weighing(const std::vector<double>& agreed) {
+    // agreed: {median, mean} of the choice, then of tree-dyn or the arrival tree, in place; then {min, max} of
+    // the choice, then of the other (the largest over the ranks of each).
+    const bool arrival = dynamic_tree_ == arrival_tree();
+    const bool early = static_cast<int>(dynamic_calls()) < 2 * kDynamicCalls;  // the arrival tree's early look
+    const double wait_s = arrival_wait_s_;
+    const bool clearly_faster = agreed[7] - wait_s < kDynamicMargin * (agreed[4] - wait_s);
+    const bool clearly_slower = agreed[6] > agreed[5];
+    if (early && !clearly_faster && !clearly_slower) return false;  // the turns go on
+    weighing_dynamic_ = false;
+    dynamic_weighed_ = true;
+    dynamic_weighed_calls_ = static_cast<int>(dynamic_calls() / 2);
+    dynamic_s_[0] = agreed[0];
+    dynamic_s_[1] = agreed[2];
+    dynamic_mean_s_[0] = agreed[1];
+    dynamic_mean_s_[1] = agreed[3];
+    // The arrival tree: both sides less the root's predicted wait for the last rank, which neither can shorten
+    // and which would otherwise hide the difference in the margin; the mean decides (the arrivals repeat, so no
+    // rare kind of call hides in it, and a late rank's jitter moves 16 calls' medians more than their mean).
+    const bool faster = early     ? clearly_faster
+                        : arrival ? agreed[3] - wait_s < kDynamicMargin * (agreed[1] - wait_s)
+                                  : agreed[2] < kDynamicMargin * agreed[0] && agreed[3] < agreed[1] / kDynamicMargin;
+    if (faster) {
+        decide(Run::planned, dynamic_tree());
+        // Every static tree waits for the late ranks the arrival tree was made for: the runners-up need no look.
+        if (arrival) second_look_ = false;
+    } else {
+        decide(choice_, weighed_tree_);
+    }
+    return true;
+}
+
+// agree() at the end of a round of the trials.
+bool AutoSelect::agree_round(const std::vector<double>& agreed) {
+    // agreed: {q1, median, q3} of each contender in running_, in order.
+    const size_t n = running_.size();
+    for (size_t i = 0; i < n; ++i) medians_[static_cast<size_t>(running_[i])] = agreed[3 * i + 1];
+    std::vector<int> slower;
+    for (size_t i = 0; i < n; ++i) {
+        bool clearly_slower = false;
+        for (size_t j = 0; j < n; ++j) clearly_slower = clearly_slower || agreed[3 * i] > agreed[3 * j + 2];
+        if (clearly_slower) slower.push_back(running_[i]);
+    }
+    for (int arm : slower) drop(arm, DropReason::clearly_slower);
+    std::fill(round_calls_.begin(), round_calls_.end(), 0);
+    turn_ = 0;
+    ++rounds_;
+    const bool incumbent_running = std::find(running_.begin(), running_.end(), incumbent_) != running_.end();
+    const double incumbent_median = medians_[static_cast<size_t>(incumbent_)];
+    double best_other_s = std::numeric_limits<double>::infinity();
+    for (int arm : running_) {
+        if (arm != incumbent_) best_other_s = std::min(best_other_s, medians_[static_cast<size_t>(arm)]);
+    }
+    // A tie: the incumbent's median within the margin of the best challenger's (the incumbent kept), or, the
+    // incumbent out of the running, the challengers' medians all within the margin of the best one (the best
+    // one kept): another round could only tell apart what costs the program next to nothing.
+    const bool tie =
+        running_.size() > 1 &&
+        (incumbent_running ? !(best_other_s < (1.0 - kTieMargin) * incumbent_median)
+                           : std::all_of(running_.begin(), running_.end(), [&](int arm) {
+                                 return medians_[static_cast<size_t>(arm)] <= (1.0 + kTieMargin) * best_other_s;
+                             }));
+    if (!held_.empty()) {  // the first round: native and tree 0
+        if (incumbent_running && !tie) {
+            join_held();
+            return false;  // another round, the runners-up in it
+        }
+        drop_held(DropReason::not_needed);  // tree 0 clearly faster than native, or a tie
+        second_look_ = true;
+    }
+    if (running_.size() > 1 && rounds_ < kMaxRounds && !extra_spent_ && !tie) return false;  // another round
+    end_trials(extra_spent_           ? TrialsEnd::extra_time
+               : tie                  ? TrialsEnd::tie
+               : running_.size() == 1 ? TrialsEnd::one_left
+                                      : TrialsEnd::last_round);
+    if (incumbent_running) return settle_on_incumbent();
+    tree_ = running_.front();
+    for (int arm : running_) {
+        if (medians_[static_cast<size_t>(arm)] < medians_[static_cast<size_t>(tree_)]) tree_ = arm;
+    }
+    confirming_ = true;  // the tree must also be as fast as the incumbent where the calls are made
+    confirm_[0].clear();
+    confirm_[1].clear();
     return false;
 }
 

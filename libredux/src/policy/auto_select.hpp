@@ -306,6 +306,8 @@ private:
     bool settle_on_incumbent();  // settle() on the incumbent: the trials found no challenger clearly faster
     void decide(Run choice, int tree);
     bool settle(Run choice, int tree);  // decide (true), or first weigh tree-dyn against the choice (false)
+    bool agree_weighing(const std::vector<double>& agreed);  // agree()'s parts
+    bool agree_round(const std::vector<double>& agreed);
     std::size_t dynamic_calls() const { return dynamic_samples_[0].size() + dynamic_samples_[1].size(); }
     void end_trials(TrialsEnd why);
     void drop(int contender, DropReason reason);
