@@ -8,6 +8,7 @@
 #include "mpi/mpi_check.hpp"
 #include "mpi/op_types.hpp"
 
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -53,8 +54,13 @@ void note_pending(CommState& state, const ReduceCall& call, const PlanKey& key, 
     // The whole vector this rank puts in: the send buffer, or in place the receive buffer (route_known has judged
     // where MPI_IN_PLACE may be).
     const int whole = call.collective == Collective::reduce_scatter_block ? call.count * state.size : call.count;
+    if (layout.span_bytes(whole) > kMostPendingBytes) return;
     const void* own = call.sendbuf == MPI_IN_PLACE ? call.recvbuf : call.sendbuf;
-    p.data = ElementBuffer(layout, whole);
+    try {
+        p.data = ElementBuffer(layout, whole);
+    } catch (const std::bad_alloc&) {
+        return;  // not kept here: then plan_pending plans none of the calls kept
+    }
     std::vector<char> pack_scratch;
     if (copy_elements(own, p.data.data(), whole, call.datatype, layout, pack_scratch) != MPI_SUCCESS) return;
     p.datatype = call.datatype;

@@ -15,9 +15,13 @@ namespace redux {
 
 struct ReduceCall;
 
+// The largest input a kept call copies (a vector's span in bytes): a longer vector's calls are not kept.
+constexpr size_t kMostPendingBytes = size_t{64} << 20;
+
 // Keeps `call` (key `key`, its datatype laid out as `layout`) for the next blocking reduction on `state`'s
-// communicator to plan, unless a call of the same key is kept already, kMaxCachedPlans are kept, or its op is a user
-// op that MPI_Op_create was not seen making (the op could not be told from a later one with the handle). No message.
+// communicator to plan, unless a call of the same key is kept already, kMaxCachedPlans are kept, its input spans
+// more than kMostPendingBytes, or its op is a user op that MPI_Op_create was not seen making (the op could not be
+// told from a later one with the handle). No message.
 void note_pending(CommState& state, const ReduceCall& call, const PlanKey& key, const ElementLayout& layout);
 
 // Plans the calls kept on `state` (the state of `user_comm`), in the order they were kept: each as a persistent init
