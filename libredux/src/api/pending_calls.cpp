@@ -8,11 +8,29 @@
 #include "mpi/mpi_check.hpp"
 #include "mpi/op_types.hpp"
 
+#include <cstdint>
 #include <new>
 #include <utility>
 #include <vector>
 
 namespace redux {
+
+namespace {
+
+// What every rank's key of one call holds alike (no handle: their values differ between processes), folded into an
+// int that is not INT_MIN (its negation must be an int).
+int key_digest(const PlanKey& k) {
+    uint64_t h = 1469598103934665603ULL;
+    for (const int64_t v :
+         {static_cast<int64_t>(k.collective), static_cast<int64_t>(k.root), static_cast<int64_t>(k.count),
+          static_cast<int64_t>(k.type_size), static_cast<int64_t>(k.commutative), static_cast<int64_t>(k.algorithm),
+          static_cast<int64_t>(k.limit), static_cast<int64_t>(k.segment_bytes)}) {
+        h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ULL;
+    }
+    return static_cast<int>(h % 2147483647U);
+}
+
+}  // namespace
 
 PendingCall::PendingCall(PendingCall&& o) noexcept { *this = std::move(o); }
 
@@ -77,20 +95,30 @@ void note_pending(CommState& state, const ReduceCall& call, const PlanKey& key, 
 int plan_pending(CommState& state, MPI_Comm user_comm) {
     std::vector<PendingCall> calls;
     calls.swap(state.pending_calls);
-    // Every rank keeps the same calls but where a copy failed on one: then none is planned.
+    // Every rank keeps the same calls but where one was not kept on some rank (its copy not made): then none is
+    // planned. The agreement (a maximum): the number of calls and its negation, then for each call whether it is
+    // usable (negated: the least) and a digest of its key and the digest's negation (equal everywhere or not).
     const int n = static_cast<int>(calls.size());
     int most[2] = {n, -n};
     REDUX_MPI(PMPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_INT, MPI_MAX, state.comm));
     if (most[0] != -most[1]) return MPI_SUCCESS;
-    std::vector<int> usable(calls.size());
+    std::vector<int> agreed(3 * calls.size());
     for (size_t i = 0; i < calls.size(); ++i) {
-        usable[i] = is_predefined(calls[i].op) || op_function(calls[i].op) == calls[i].op_function ? 1 : 0;
+        const PendingCall& p = calls[i];
+        const bool usable = is_predefined(p.op) || op_function(p.op) == p.op_function;
+        const int digest = key_digest(p.key);
+        agreed[3 * i] = usable ? -1 : 0;
+        agreed[3 * i + 1] = digest;
+        agreed[3 * i + 2] = -digest;
     }
-    REDUX_MPI(PMPI_Allreduce(MPI_IN_PLACE, usable.data(), n, MPI_INT, MPI_MIN, state.comm));
+    REDUX_MPI(PMPI_Allreduce(MPI_IN_PLACE, agreed.data(), 3 * n, MPI_INT, MPI_MAX, state.comm));
+    for (size_t i = 0; i < calls.size(); ++i) {
+        if (agreed[3 * i + 1] != -agreed[3 * i + 2]) return MPI_SUCCESS;
+    }
     double budget_s = kInitTrialSeconds;
     std::vector<PendingCall> left;
     for (size_t i = 0; i < calls.size(); ++i) {
-        if (!usable[i]) continue;
+        if (agreed[3 * i] == 0) continue;
         PendingCall& p = calls[i];
         if (budget_s <= 0) {
             left.push_back(std::move(p));
