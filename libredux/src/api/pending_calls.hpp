@@ -26,8 +26,8 @@ void note_pending(CommState& state, const ReduceCall& call, const PlanKey& key, 
 
 // Plans the calls kept on `state` (the state of `user_comm`), in the order they were kept: each as a persistent init
 // plans its key (under auto, until auto has decided), sharing kInitTrialSeconds in all; what that leaves stays kept for
-// the next blocking reduction. A kept call whose datatype or op is gone (a user op freed on any rank) is dropped.
-// Collective over the communicator; every rank holds the same kept calls.
+// the next blocking reduction. A kept call whose user op is gone on any rank is dropped; where the ranks did not keep
+// the same calls (a copy not made on one), none is planned. Collective over the communicator.
 int plan_pending(CommState& state, MPI_Comm user_comm);
 
 // How long one blocking reduction or persistent init may spend deciding under auto, once a key is planned (the
