@@ -12,6 +12,7 @@
 // point-to-point requests; MPI_Startall; a communicator freed after its requests; starting an active request; an
 // MPI error inside an operation (the request counter's fault injection) reported at its completion.
 #include "counting_errhandler.hpp"
+#include "counting_new.hpp"
 #include "redux/redux.h"
 #include "request_counter.hpp"
 
@@ -108,8 +109,8 @@ void expect_equal(const std::vector<Affine>& got, const std::vector<Affine>& wan
     }
 }
 
-void expect_ours(MPI_Request request) {
-    const int ours = redux_request_info(request, nullptr);
+// `ours`: a request's redux_request_info.
+void expect_ours(int ours) {
     if (world().planned) {
         EXPECT_EQ(ours, 1);
     }
@@ -117,6 +118,8 @@ void expect_ours(MPI_Request request) {
         EXPECT_EQ(ours, 0);
     }
 }
+
+void expect_ours(MPI_Request request) { expect_ours(redux_request_info(request, nullptr)); }
 
 TEST(Persistent, AllreduceRestartedWithNewData) {
     const World& w = world();
@@ -286,13 +289,17 @@ TEST(Nonblocking, KeysPlannedAtTheNextBlockingCall) {
 
 void compose_op_too(void* in, void* inout, int* len, MPI_Datatype* type) { compose_op(in, inout, len, type); }
 
-// An MPI_Iallreduce on a key with no plan, completed; then `op` and `datatype` freed. Returns the request's
-// redux_request_info.
-int iallreduce_then_free(MPI_Comm comm, int count, int round, MPI_Datatype& datatype, MPI_Op& op) {
+// An MPI_Iallreduce on a key with no plan, completed; then `op` and `datatype` freed. With `fail_allocation`, the
+// call's first operator new throws (its entry among the kept calls). Returns the request's redux_request_info.
+int iallreduce_then_free(MPI_Comm comm, int count, int round, MPI_Datatype& datatype, MPI_Op& op,
+                         bool fail_allocation = false) {
     const std::vector<Affine> send = mine(count, round, world().rank);
     std::vector<Affine> recv(static_cast<size_t>(count));
     MPI_Request request = MPI_REQUEST_NULL;
-    EXPECT_EQ(MPI_Iallreduce(send.data(), recv.data(), count, datatype, op, comm, &request), MPI_SUCCESS);
+    if (fail_allocation) redux_test::fail_new_after(0);
+    const int rc = MPI_Iallreduce(send.data(), recv.data(), count, datatype, op, comm, &request);
+    redux_test::fail_new_after(-1);
+    EXPECT_EQ(rc, MPI_SUCCESS);
     const int ours = redux_request_info(request, nullptr);
     EXPECT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
     expect_equal(recv, expected(0, count, round), "iallreduce");
@@ -317,12 +324,7 @@ TEST(Nonblocking, KeptCallsOutliveTheirHandles) {
     EXPECT_EQ(iallreduce_then_free(comm, kFreedOp, 2, affine, op), 0) << "not planned: its op was freed";
     EXPECT_EQ(blocking_max(comm), w.size - 1);
     const int planned = iallreduce_then_free(comm, kFreedOp, 3, affine, op);
-    if (w.planned) {
-        EXPECT_EQ(planned, 1);
-    }
-    if (w.native) {
-        EXPECT_EQ(planned, 0);
-    }
+    expect_ours(planned);
 
     MPI_Datatype pair = MPI_DATATYPE_NULL;
     MPI_Type_contiguous(2, MPI_LONG_LONG, &pair);
@@ -332,12 +334,26 @@ TEST(Nonblocking, KeptCallsOutliveTheirHandles) {
     MPI_Type_contiguous(2, MPI_LONG_LONG, &pair);
     MPI_Type_commit(&pair);
     const int ours = iallreduce_then_free(comm, kFreedType, 5, pair, op);
-    if (w.planned) {
-        EXPECT_EQ(ours, 1);
-    }
-    if (w.native) {
-        EXPECT_EQ(ours, 0);
-    }
+    expect_ours(ours);
+    MPI_Comm_free(&comm);
+}
+
+// A call kept on every rank but rank 0, whose allocation fails there: the next blocking reduction plans none of the
+// kept calls (and waits for no rank that skipped them); the same call is kept again and planned at the one after.
+TEST(Nonblocking, KeptOnSomeRanksOnly) {
+    const World& w = world();
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    EXPECT_EQ(blocking_max(comm), w.size - 1);
+    constexpr int kCount = 19;  // a key of its own
+    MPI_Datatype affine = w.affine;
+    MPI_Op op = w.op;
+    EXPECT_EQ(iallreduce_then_free(comm, kCount, 6, affine, op, /*fail_allocation=*/w.rank == 0), 0);
+    EXPECT_EQ(blocking_max(comm), w.size - 1);  // plans none
+    EXPECT_EQ(iallreduce_then_free(comm, kCount, 7, affine, op), 0) << "not planned: kept on some ranks only";
+    EXPECT_EQ(blocking_max(comm), w.size - 1);
+    const int ours = iallreduce_then_free(comm, kCount, 8, affine, op);
+    expect_ours(ours);
     MPI_Comm_free(&comm);
 }
 

@@ -186,7 +186,8 @@ struct PendingCall {
     MPI_Op op = MPI_OP_NULL;
     void* op_function = nullptr;  // a user op's, as MPI_Op_create was told: the op is planned only while it runs it
     redux_options options{};
-    ElementBuffer data;  // this rank's input, the whole vector (a reduce-scatter-block's: every rank's blocks)
+    ElementBuffer data;   // this rank's input, the whole vector (a reduce-scatter-block's: every rank's blocks)
+    bool copied = false;  // data and datatype made: usable
 };
 
 struct CommState {
@@ -219,6 +220,8 @@ struct CommState {
     // The communicators its nonblocking and persistent operations run on (api/operations.hpp), made with the state.
     std::shared_ptr<Lines> lines;
     std::vector<PendingCall> pending_calls;  // in call order, one per key (api/pending_calls.hpp)
+    bool pending_lost = false;               // a call was to be kept and no entry could be made
+    bool has_pending() const { return pending_lost || !pending_calls.empty(); }
 };
 
 constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goes first

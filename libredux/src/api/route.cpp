@@ -192,7 +192,7 @@ int route(const ReduceCall& call, Route& route) {
     if (opts.algorithm == REDUX_ALGORITHM_NATIVE) return MPI_SUCCESS;
     CommState* state = call.comm != MPI_COMM_NULL ? find_comm_state(call.comm) : nullptr;
     if (state != nullptr) {
-        if (!state->pending_calls.empty()) REDUX_MPI(plan_pending(*state, call.comm));
+        if (state->has_pending()) REDUX_MPI(plan_pending(*state, call.comm));
         if (resolve(opts, state->config) == REDUX_ALGORITHM_NATIVE) {
             route.configured_native = opts.algorithm == REDUX_ALGORITHM_CONFIGURED;
             return MPI_SUCCESS;
