@@ -110,7 +110,7 @@ void expect_equal(const std::vector<Affine>& got, const std::vector<Affine>& wan
 }
 
 // `ours`: a request's redux_request_info.
-void expect_ours(int ours) {
+void expect_ours_info(int ours) {
     if (world().planned) {
         EXPECT_EQ(ours, 1);
     }
@@ -119,7 +119,7 @@ void expect_ours(int ours) {
     }
 }
 
-void expect_ours(MPI_Request request) { expect_ours(redux_request_info(request, nullptr)); }
+void expect_ours(MPI_Request request) { expect_ours_info(redux_request_info(request, nullptr)); }
 
 TEST(Persistent, AllreduceRestartedWithNewData) {
     const World& w = world();
@@ -324,7 +324,7 @@ TEST(Nonblocking, KeptCallsOutliveTheirHandles) {
     EXPECT_EQ(iallreduce_then_free(comm, kFreedOp, 2, affine, op), 0) << "not planned: its op was freed";
     EXPECT_EQ(blocking_max(comm), w.size - 1);
     const int planned = iallreduce_then_free(comm, kFreedOp, 3, affine, op);
-    expect_ours(planned);
+    expect_ours_info(planned);
 
     MPI_Datatype pair = MPI_DATATYPE_NULL;
     MPI_Type_contiguous(2, MPI_LONG_LONG, &pair);
@@ -334,7 +334,7 @@ TEST(Nonblocking, KeptCallsOutliveTheirHandles) {
     MPI_Type_contiguous(2, MPI_LONG_LONG, &pair);
     MPI_Type_commit(&pair);
     const int ours = iallreduce_then_free(comm, kFreedType, 5, pair, op);
-    expect_ours(ours);
+    expect_ours_info(ours);
     MPI_Comm_free(&comm);
 }
 
@@ -353,7 +353,7 @@ TEST(Nonblocking, KeptOnSomeRanksOnly) {
     EXPECT_EQ(iallreduce_then_free(comm, kCount, 7, affine, op), 0) << "not planned: kept on some ranks only";
     EXPECT_EQ(blocking_max(comm), w.size - 1);
     const int ours = iallreduce_then_free(comm, kCount, 8, affine, op);
-    expect_ours(ours);
+    expect_ours_info(ours);
     MPI_Comm_free(&comm);
 }
 
