@@ -7,6 +7,7 @@
 #include "api/user_ops.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/op_types.hpp"
+#include "mpi/yielding.hpp"
 
 #include <cstdint>
 #include <new>
@@ -110,7 +111,7 @@ int plan_kept(CommState& state, MPI_Comm user_comm, std::vector<PendingCall>& ca
     // each call whether it is usable (negated: the least) and a digest of its key and the digest's negation.
     const int n = lost ? -1 : static_cast<int>(calls.size());
     int most[2] = {n, -n};
-    REDUX_MPI(PMPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_INT, MPI_MAX, state.comm));
+    REDUX_MPI(allreduce_yielding(MPI_IN_PLACE, most, 2, MPI_INT, MPI_MAX, state.comm));
     if (most[0] != -most[1] || n <= 0) return MPI_SUCCESS;
     std::vector<int> agreed(3 * calls.size());
     for (size_t i = 0; i < calls.size(); ++i) {
@@ -121,7 +122,7 @@ int plan_kept(CommState& state, MPI_Comm user_comm, std::vector<PendingCall>& ca
         agreed[3 * i + 1] = digest;
         agreed[3 * i + 2] = -digest;
     }
-    REDUX_MPI(PMPI_Allreduce(MPI_IN_PLACE, agreed.data(), 3 * n, MPI_INT, MPI_MAX, state.comm));
+    REDUX_MPI(allreduce_yielding(MPI_IN_PLACE, agreed.data(), 3 * n, MPI_INT, MPI_MAX, state.comm));
     for (size_t i = 0; i < calls.size(); ++i) {
         if (agreed[3 * i + 1] != -agreed[3 * i + 2]) return MPI_SUCCESS;
     }
@@ -201,7 +202,7 @@ int decide_on_copies(const ReduceCall& c, double budget_s, double& spent_s, bool
         if (known.plan->algorithm != REDUX_ALGORITHM_AUTO || known.plan->plan->auto_select.decided()) break;
         if (start_s < 0) start_s = MPI_Wtime();
         spent_s = MPI_Wtime() - start_s;
-        REDUX_MPI(PMPI_Allreduce(MPI_IN_PLACE, &spent_s, 1, MPI_DOUBLE, MPI_MAX, c.comm));
+        REDUX_MPI(allreduce_yielding(MPI_IN_PLACE, &spent_s, 1, MPI_DOUBLE, MPI_MAX, c.comm));
         if (spent_s > budget_s) break;
     }
     return MPI_SUCCESS;
