@@ -139,6 +139,25 @@ int Runner::blocking_call(size_t algorithm, int count, redux_call_info* info) {
     }
 }
 
+// auto's nonblocking calls, weighed by their own times until it has decided (untimed here, as the blocking trials):
+// every third call is blocking, where the ranks agree on the times of the nonblocking calls before it, as a
+// program's blocking reductions between its nonblocking ones do.
+void Runner::weigh_nonblocking(size_t algorithm, int count, int warmup, AlgorithmResult& out) {
+    bool deciding = true;
+    for (int trial = 1; trial < kAutoTrialCalls && deciding; ++trial) {
+        redux_call_info info{};
+        prepare(algorithm);
+        start_call(-static_cast<long>(warmup) - kAutoTrialCalls - trial);
+        const bool agreement = trial % 3 == 0;
+        first_call_ = agreement;
+        check_call(call(algorithm, count, &info), algorithm);
+        first_call_ = false;
+        if (agreement) continue;
+        record_call(info, out);
+        deciding = info.deciding != 0;
+    }
+}
+
 // A nonblocking call, or the start of the algorithm's persistent request (made at its first start).
 int Runner::start(size_t algorithm, int count, redux_call_info* info, MPI_Request& request) {
     const redux_options o = call_options(algorithm);
@@ -376,6 +395,7 @@ bool Runner::run_size(int count, SizeResult& result) {
             record_call(info, result.algorithms[a]);
             deciding = info.deciding != 0;
         }
+        if (options_.mode == CallMode::nonblocking) weigh_nonblocking(a, count, warmup, result.algorithms[a]);
     }
     if (start_clock_) start_clock_->take_late_count();  // late starts count in the timed iterations only
 

@@ -76,6 +76,7 @@ private:
     redux_options call_options(size_t algorithm) const;
     int call(size_t algorithm, int count, redux_call_info* info);
     int blocking_call(size_t algorithm, int count, redux_call_info* info);
+    void weigh_nonblocking(size_t algorithm, int count, int warmup, AlgorithmResult& out);
     int start(size_t algorithm, int count, redux_call_info* info, MPI_Request& request);
     int complete(MPI_Request& request) const;
     void free_requests();

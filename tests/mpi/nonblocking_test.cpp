@@ -287,6 +287,90 @@ TEST(Nonblocking, KeysPlannedAtTheNextBlockingCall) {
     MPI_Comm_free(&comm);
 }
 
+// Under auto (asked per call, whatever REDUX_ALGORITHM says), a planned key's nonblocking calls are weighed: they
+// take turns, the library's own first (a request of libredux's too, saying native and deciding), then the tree; a
+// blocking reduction agrees on their times, and once each side has enough calls every later call runs one decision,
+// the same on every rank, untimed. A weighed call still running at the blocking reduction is left out of the
+// agreement, and the weighing goes on.
+TEST(Nonblocking, AutoWeighsItsNonblockingCalls) {
+    const World& w = world();
+    if (w.size == 1) GTEST_SKIP() << "one rank: nothing to plan";
+    constexpr int kCount = 23;  // a key of its own
+    redux_options options = REDUX_OPTIONS_INIT;
+    options.algorithm = REDUX_ALGORITHM_AUTO;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    int round = 0;
+    auto blocking = [&] {  // a blocking call of the key, checked
+        const std::vector<Affine> send = mine(kCount, round, w.rank);
+        std::vector<Affine> recv(kCount);
+        redux_call_info info{};
+        EXPECT_EQ(redux_allreduce_ex(send.data(), recv.data(), kCount, w.affine, w.op, comm, &options, &info),
+                  MPI_SUCCESS);
+        expect_equal(recv, expected(0, kCount, round++), "allreduce");
+        return info.deciding;
+    };
+    // Starts a nonblocking call of the key; `send` and `recv` must live until it completes.
+    auto start = [&](std::vector<Affine>& send, std::vector<Affine>& recv, redux_call_info& info) {
+        send = mine(kCount, round, w.rank);
+        recv.assign(kCount, Affine{});
+        MPI_Request request = MPI_REQUEST_NULL;
+        EXPECT_EQ(redux_iallreduce_ex(send.data(), recv.data(), kCount, w.affine, w.op, comm, &options, &request),
+                  MPI_SUCCESS);
+        redux_request_info(request, &info);
+        return request;
+    };
+    auto finish = [&](MPI_Request& request, const std::vector<Affine>& recv) {
+        EXPECT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        expect_equal(recv, expected(0, kCount, round++), "iallreduce");
+    };
+    for (int call = 0; call < 400 && blocking() != 0; ++call) {
+    }  // planned, and decided for blocking calls
+    std::vector<Affine> send, recv, late_send, late_recv;
+    redux_call_info info{};
+    // Three calls weighed, then one left running over a blocking call: its time is not agreed.
+    for (int call = 0; call < 3; ++call) {
+        MPI_Request request = start(send, recv, info);
+        EXPECT_EQ(info.deciding, 1) << "call " << call;
+        EXPECT_EQ(info.planned, call % 2) << "call " << call;
+        finish(request, recv);
+    }
+    MPI_Request late = start(late_send, late_recv, info);
+    const int late_round = round++;
+    EXPECT_EQ(info.deciding, 1);
+    EXPECT_EQ(info.planned, 1);
+    blocking();  // too few agreed: the weighing goes on
+    EXPECT_EQ(MPI_Wait(&late, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    expect_equal(late_recv, expected(0, kCount, late_round), "iallreduce left running");
+    // Five more complete calls of each side at most, a blocking call after every two.
+    int weighed = 4;
+    MPI_Request request = MPI_REQUEST_NULL;
+    for (; weighed < 4 + 10; ++weighed) {
+        request = start(send, recv, info);
+        if (info.deciding == 0) break;
+        EXPECT_EQ(redux_request_info(request, nullptr), 1) << "call " << weighed;
+        EXPECT_EQ(info.planned, weighed % 2) << "call " << weighed;
+        finish(request, recv);
+        if (weighed % 2 == 1) blocking();
+    }
+    ASSERT_EQ(info.deciding, 0) << "decided after " << weighed << " calls weighed";
+    finish(request, recv);
+    const redux_call_info decided = info;
+    int mine_and_not[4] = {decided.planned, -decided.planned, decided.algorithm, -decided.algorithm};
+    MPI_Allreduce(MPI_IN_PLACE, mine_and_not, 4, MPI_INT, MPI_MAX, comm);
+    EXPECT_EQ(mine_and_not[0], -mine_and_not[1]) << "every rank runs the same";
+    EXPECT_EQ(mine_and_not[2], -mine_and_not[3]) << "every rank runs the same";
+    for (int call = 0; call < 3; ++call) {  // the decision holds, blocking calls between or not
+        request = start(send, recv, info);
+        EXPECT_EQ(info.deciding, 0);
+        EXPECT_EQ(info.planned, decided.planned);
+        EXPECT_EQ(info.algorithm, decided.algorithm);
+        finish(request, recv);
+        if (call == 1) blocking();
+    }
+    MPI_Comm_free(&comm);
+}
+
 void compose_op_too(void* in, void* inout, int* len, MPI_Datatype* type) { compose_op(in, inout, len, type); }
 
 // An MPI_Iallreduce on a key with no plan, completed; then `op` and `datatype` freed. With `fail_allocation`, the

@@ -87,12 +87,13 @@ int redux_reduce_scatter_block_ex(const void *sendbuf, void *recvbuf, int recvco
  * MPI_Reduce_scatter_block_init (Open MPI 4.1: MPIX_*_init) are libredux's too, linked or preloaded: where it has a
  * plan for the call (docs/usage.md says when) it returns a request of its own, which every completion call takes.
  * redux_request_info says whether `request` is one: 1, with what it runs in `info` (when not NULL); 0 for any
- * other request, `info` then says native. */
+ * other request, `info` then says native. While auto weighs a nonblocking call's own times, the library's own call
+ * is one too: 1, `info` saying native (planned 0) and deciding 1. */
 int redux_request_info(MPI_Request request, redux_call_info *info);
 
 /* Those calls with per-call choices (`options`: NULL is REDUX_OPTIONS_INIT), as redux_reduce_ex. A nonblocking one
  * runs the plan made for the same call with the same options by an earlier blocking or persistent call, else the
- * library's own; a persistent init makes it. */
+ * library's own (under auto, what auto decides by weighing the key's nonblocking calls); a persistent init makes it. */
 int redux_ireduce_ex(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                      MPI_Comm comm, const redux_options *options, MPI_Request *request);
 int redux_iallreduce_ex(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

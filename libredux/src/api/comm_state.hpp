@@ -11,6 +11,7 @@
 #include "plan/planner.hpp"
 #include "policy/auto_select.hpp"
 #include "policy/config.hpp"
+#include "policy/nonblocking_trials.hpp"
 #include "policy/report.hpp"
 #include "policy/wisdom_file.hpp"
 #include "redux/redux.h"
@@ -95,6 +96,9 @@ struct CachedPlan {
     std::vector<char> recv_copy;      // the root's result, when auto runs native into a buffer of its own
     std::vector<char> pack_scratch;   // for copying recv_copy into place
     std::string wisdom_call;          // the key in the wisdom file (api/wisdom.hpp); empty: its decisions not kept
+    // Under auto, what the key's nonblocking calls run (api/nonblocking_auto.hpp), made at the first of them; shared
+    // with the operations that time them.
+    std::shared_ptr<NonblockingTrials> nonblocking;
 };
 
 // What route() answers for a call that runs a plan (api/route.hpp): the plan and the facts of the call that the
@@ -222,6 +226,9 @@ struct CommState {
     std::vector<PendingCall> pending_calls;  // in call order, one per key (api/pending_calls.hpp)
     bool pending_lost = false;               // a call was to be kept and no entry could be made
     bool has_pending() const { return pending_lost || !pending_calls.empty(); }
+    // Keys whose nonblocking calls auto weighed since the last blocking reduction, in the order of their first such
+    // call: that reduction agrees on their times first (api/nonblocking_auto.hpp).
+    std::vector<std::shared_ptr<NonblockingTrials>> weighing;
 };
 
 constexpr size_t kMaxCachedPlans = 64;  // per communicator; the oldest plan goes first

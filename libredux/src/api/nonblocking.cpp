@@ -9,10 +9,12 @@
 //   - a persistent init is collective and waits like a blocking call's first use of a key: it makes the
 //     communicator's state and the key's plan (route(), timing the op on the send buffer as it is at init), so
 //     that MPI_Start pays none of it.
-// A strategy (REDUX_ALGORITHM) runs its tree. Under auto, the tree auto has decided for on the key, or the library's
-// own call where auto has not decided or decided for it. auto measures blocking calls: a persistent init under auto
-// makes the key's blocking calls on copies of its buffers until auto has decided (decide_on_copies), for at most
-// kInitTrialSeconds; a nonblocking call takes what earlier calls decided.
+// A strategy (REDUX_ALGORITHM) runs its tree. Under auto: a persistent request the tree auto has decided for on the
+// key by blocking calls, or the library's own call where auto has not decided or decided for it; a persistent init
+// under auto makes the key's blocking calls on copies of its buffers until auto has decided (decide_on_copies), for
+// at most kInitTrialSeconds. A nonblocking call what auto decides by the key's nonblocking calls' own times
+// (nonblocking_auto.hpp): while it weighs them, the library's own call is an operation of libredux's too.
+#include "api/nonblocking_auto.hpp"
 #include "api/operations.hpp"
 #include "api/pending_calls.hpp"
 #include "api/raw_call.h"
@@ -88,10 +90,13 @@ int library_call(const StartCall& s) {
     return MPI_ERR_INTERN;  // unreachable: libredux defines the persistent inits only where the library has them
 }
 
-// Which of the key's trees the call runs, or -1 for the library's own call (the header says why).
-int chosen_tree(const Route& route) {
+// Which of the key's trees the call runs, or -1 for the library's own call (the header says why); `trials` and
+// `trial`: where auto weighs a nonblocking call (nonblocking_auto.hpp).
+int chosen_tree(const StartCall& s, const Route& route, std::shared_ptr<NonblockingTrials>& trials, int& trial) {
+    trial = -1;
     if (route.state == nullptr) return -1;
     if (route.plan->algorithm != REDUX_ALGORITHM_AUTO) return 0;
+    if (!s.persistent) return nonblocking_tree(route, trials, trial);
     const AutoSelect& select = route.plan->plan->auto_select;
     return select.decided() && select.choice() == AutoSelect::Run::planned ? select.tree() : -1;
 }
@@ -110,10 +115,36 @@ int free_operation(void* extra) {
 }
 int cancel_nothing(void*, int) { return MPI_SUCCESS; }  // a collective cannot be cancelled (MPI 4.0, 6.12)
 
-// An operation running tree `tree` of `route`'s plan for `s`.
-int make_operation(const StartCall& s, const Route& route, int tree) {
+// An operation that runs the library's own nonblocking call for `s` on `route`'s private communicator, weighed by
+// auto as call `trial` of `trials`.
+int make_library_operation(const StartCall& s, const Route& route, std::shared_ptr<NonblockingTrials> trials,
+                           int trial) {
+    auto op = std::make_unique<Operation>();
+    op->user_comm = s.call.comm;
+    op->trials = std::move(trials);
+    op->trial = trial;
+    op->runs_library = true;
+    op->started_s = MPI_Wtime();
+    REDUX_MPI(library_start(s.call.sendbuf, s.call, route.state->comm, &op->library));
+    Operation* raw = op.get();
+    const int rc = PMPI_Grequest_start(query_status, free_operation, cancel_nothing, raw, &op->handle);
+    if (rc != MPI_SUCCESS) {
+        PMPI_Wait(&op->library, MPI_STATUS_IGNORE);  // a collective cannot be cancelled
+        return rc;
+    }
+    *s.request = op->handle;
+    add_operation(std::move(op));
+    return start_operation(*raw);
+}
+
+// An operation running tree `tree` of `route`'s plan for `s` (weighed by auto as call `trial` of `trials`, if any).
+int make_operation(const StartCall& s, const Route& route, int tree, std::shared_ptr<NonblockingTrials> trials,
+                   int trial) {
     CommState& state = *route.state;
     auto op = std::make_unique<Operation>();
+    op->trials = std::move(trials);
+    op->trial = trial;
+    op->started_s = MPI_Wtime();
     const CachedPlan& cached = *route.plan->plan;
     op->persistent = s.persistent;
     op->user_comm = s.call.comm;
@@ -153,10 +184,15 @@ int start_call(const StartCall& s) {
             answer.state = nullptr;
             if (rc == MPI_SUCCESS) rc = route_known(s.call, answer);
         }
-        const int tree = rc == MPI_SUCCESS ? chosen_tree(answer) : -1;
+        std::shared_ptr<NonblockingTrials> trials;
+        int trial = -1;
+        const int tree = rc == MPI_SUCCESS ? chosen_tree(s, answer, trials, trial) : -1;
         if (tree >= 0) {
             library = false;
-            rc = make_operation(s, answer, tree);
+            rc = make_operation(s, answer, tree, std::move(trials), trial);
+        } else if (trial >= 0) {
+            library = false;
+            rc = make_library_operation(s, answer, std::move(trials), trial);
         }
     } catch (const std::bad_alloc&) {
         rc = MPI_ERR_NO_MEM;
@@ -193,8 +229,14 @@ extern "C" int redux_request_info(MPI_Request request, redux_call_info* info) {
     if (info != nullptr) *info = {0, REDUX_ALGORITHM_NATIVE, 0, 0, 0, 0, 0};
     if (op == nullptr) return 0;
     const redux::OperationPlan& p = op->plan;
-    if (info != nullptr) {
-        *info = {1, p.tree.algorithm(), p.costs.transfer_s, p.costs.compute_s, p.tree.predicted_s, p.tree.segments, 0};
+    const int deciding = op->trials != nullptr ? 1 : 0;
+    if (info == nullptr) return 1;
+    if (op->runs_library) {
+        info->deciding = deciding;
+    } else {
+        *info = {
+            1,       p.tree.algorithm(), p.costs.transfer_s, p.costs.compute_s, p.tree.predicted_s, p.tree.segments,
+            deciding};
     }
     return 1;
 }

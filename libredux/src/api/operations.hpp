@@ -13,6 +13,9 @@
 // While an operation runs, a completion call never hands its handle to the library (a persistent request would
 // look inactive, a generalized one would block it): completion.cpp masks it.
 //
+// An operation may also run the library's own nonblocking call, while auto weighs the key's nonblocking calls
+// (api/nonblocking_auto.hpp): it is then timed as the others are, and its progress tests the library's request.
+//
 // Messages: several operations may be in flight on one communicator, started in the same order on every rank
 // (MPI 4.0, 6.12) and finished in any order. Operation i on a communicator runs on line i mod kLines, a
 // communicator of its own, duplicated with the communicator's state (create_comm_state), and starts once the line's
@@ -87,6 +90,14 @@ struct Operation {
     ExecCall call;       // comm: the line's, set at each start
     Workspace workspace;
     Execution execution;
+    // A call auto weighs (api/nonblocking_auto.hpp): its time from `started_s` (MPI_Wtime) to its end goes to
+    // `trials` as call `trial`. Where it is the library's own call, `library` is that call's request (on the
+    // communicator's private duplicate, started by the maker), and no line or execution runs.
+    std::shared_ptr<NonblockingTrials> trials;
+    int trial = -1;
+    double started_s = 0;
+    bool runs_library = false;
+    MPI_Request library = MPI_REQUEST_NULL;
 
     bool busy() const { return phase == Phase::waiting || phase == Phase::running; }
 };

@@ -4,8 +4,9 @@
 //   2. Options that are not valid (an unknown algorithm, a cost that is not finite, a strategy that needs a limit
 //      without one): MPI_ERR_ARG.
 //   3. Native asked for by the call, or by the communicator's agreed configuration: the library's own. On a
-//      communicator with a state, the nonblocking calls kept there since its last blocking reduction
-//      (pending_calls.hpp) are planned first, collectively.
+//      communicator with a state, the times of the nonblocking calls auto weighed there since its last blocking
+//      reduction are agreed first (nonblocking_auto.hpp), and the nonblocking calls kept there are planned
+//      (pending_calls.hpp), collectively.
 //   4. A call that repeats a recent one on this communicator (RecentCalls, comm_state.hpp): that call's plan,
 //      once its buffers are judged again.
 //   5. Arguments that are wrong or that MPI_Reduce itself must judge (a null communicator, a bad root,
@@ -25,6 +26,7 @@
 
 #include "api/first_calls.hpp"
 #include "api/mpi_identity.h"
+#include "api/nonblocking_auto.hpp"
 #include "api/pending_calls.hpp"
 #include "api/planning.hpp"
 #include "api/wisdom.hpp"
@@ -192,6 +194,7 @@ int route(const ReduceCall& call, Route& route) {
     if (opts.algorithm == REDUX_ALGORITHM_NATIVE) return MPI_SUCCESS;
     CommState* state = call.comm != MPI_COMM_NULL ? find_comm_state(call.comm) : nullptr;
     if (state != nullptr) {
+        if (!state->weighing.empty()) REDUX_MPI(agree_nonblocking(*state));
         if (state->has_pending()) REDUX_MPI(plan_pending(*state, call.comm));
         if (resolve(opts, state->config) == REDUX_ALGORITHM_NATIVE) {
             route.configured_native = opts.algorithm == REDUX_ALGORITHM_CONFIGURED;

@@ -112,6 +112,12 @@ std::string report_json(const PlanReport& r, const char* what) {
          r.native_excluded.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.native_excluded)},
         {"wisdom", r.wisdom.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.wisdom)},
         {"recheck_s", or_null(r.recheck_s)},
+        {"nonblocking", r.nonblocking.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.nonblocking)},
+        {"nonblocking_tried",
+         r.nonblocking_tried.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.nonblocking_tried)},
+        {"nonblocking_native_s", or_null(r.nonblocking_native_s)},
+        {"nonblocking_planned_s", or_null(r.nonblocking_planned_s)},
+        {"nonblocking_calls", r.nonblocking_calls},
     };
     return j.dump();
 }
@@ -260,6 +266,14 @@ std::string report_words(const PlanReport& r, const char* what) {
     char tail[320];
     if (!r.native_excluded.empty()) line += "; native not tried: " + r.native_excluded;
     if (!r.wisdom.empty()) line += "; wisdom: " + r.wisdom;
+    if (!r.nonblocking.empty()) {
+        std::snprintf(tail, sizeof tail,
+                      "; nonblocking calls run %s (start to completion: %s %.3g s, native %.3g s, "
+                      "medians over %d calls weighed)",
+                      r.nonblocking.c_str(), r.nonblocking_tried.c_str(), r.nonblocking_planned_s.value_or(0.0),
+                      r.nonblocking_native_s.value_or(0.0), r.nonblocking_calls);
+        line += tail;
+    }
     std::snprintf(tail, sizeof tail, "; calibration %.3g s, planning %.3g s", r.calibration_s, r.planning_s);
     line += tail;
     if (!r.why.empty()) line += " (" + r.why + ")";

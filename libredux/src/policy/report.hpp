@@ -70,8 +70,13 @@ struct PlanReport {
     // "names no plan" (the decision names none of the key's trees); empty otherwise.
     std::string wisdom;
     std::optional<double> recheck_s;  // the re-check's agreed median call
-    double calibration_s = 0;         // spent measuring for this key (links and c)
-    double planning_s = 0;            // spent planning this key once its costs were known (trees, segments, programs)
+    // Under auto, once its nonblocking calls are decided (policy/nonblocking_trials.hpp): what they run (a tree's name,
+    // or native), the tree weighed against native, the agreed medians of each side and the calls weighed.
+    std::string nonblocking, nonblocking_tried;
+    std::optional<double> nonblocking_native_s, nonblocking_planned_s;
+    int nonblocking_calls = 0;
+    double calibration_s = 0;  // spent measuring for this key (links and c)
+    double planning_s = 0;     // spent planning this key once its costs were known (trees, segments, programs)
     // d of this message between every two nodes, [from][to] by node in rank order of their lowest rank, where
     // calibration measured the node pairs (3 or more nodes); empty otherwise.
     std::vector<std::vector<double>> node_pair_d_s;

@@ -1,0 +1,72 @@
+// auto for nonblocking calls (nonblocking_auto.hpp).
+#include "api/nonblocking_auto.hpp"
+
+#include "api/planning.hpp"
+#include "api/route.hpp"
+#include "mpi/mpi_check.hpp"
+#include "mpi/yielding.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace redux {
+
+int nonblocking_tree(const Route& route, std::shared_ptr<NonblockingTrials>& trials, int& trial) {
+    trial = -1;
+    CachedPlan& cached = *route.plan->plan;
+    const AutoSelect& select = cached.auto_select;
+    const bool decided_tree = select.decided() && select.choice() == AutoSelect::Run::planned;
+    if (select.native_excluded()) return decided_tree ? select.tree() : -1;
+    if (cached.nonblocking == nullptr)
+        cached.nonblocking = std::make_shared<NonblockingTrials>(decided_tree ? select.tree() : 0);
+    const int tree = cached.nonblocking->start(trial);
+    if (trial < 0) return tree;
+    trials = cached.nonblocking;
+    CommState& state = *route.state;
+    for (const std::shared_ptr<NonblockingTrials>& listed : state.weighing) {
+        if (listed == trials) return tree;
+    }
+    state.weighing.push_back(trials);
+    // Every rank's next blocking reduction on the communicator asks route(): no thread record or recent call made
+    // before this one answers it.
+    forget_lookups();
+    return tree;
+}
+
+int agree_nonblocking(CommState& state) {
+    std::vector<std::shared_ptr<NonblockingTrials>> weighing;
+    weighing.swap(state.weighing);
+    std::vector<double> times;
+    for (const std::shared_ptr<NonblockingTrials>& trials : weighing) {
+        const std::vector<double> mine = trials->local();
+        times.insert(times.end(), mine.begin(), mine.end());
+    }
+    if (times.empty()) return MPI_SUCCESS;
+    REDUX_MPI(allreduce_yielding(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX,
+                                 state.comm));
+    size_t next = 0;
+    for (const std::shared_ptr<NonblockingTrials>& trials : weighing) {
+        NonblockingTrials& t = *trials;
+        const size_t n = t.local().size();
+        const bool decided = t.agree(
+            {times.begin() + static_cast<std::ptrdiff_t>(next), times.begin() + static_cast<std::ptrdiff_t>(next + n)});
+        next += n;
+        if (!decided) continue;
+        const auto holder = std::find_if(state.plans.begin(), state.plans.end(),
+                                         [&](const auto& entry) { return entry.second->nonblocking == trials; });
+        if (holder == state.plans.end()) continue;  // evicted since
+        CachedPlan& cached = *holder->second;
+        PlanReport& report = cached.report;
+        report.nonblocking = t.phase() == NonblockingTrials::Phase::tree
+                                 ? cached.trees[static_cast<size_t>(t.tree())].name()
+                                 : std::string("native");
+        report.nonblocking_tried = cached.trees[static_cast<size_t>(t.tree())].name();
+        report.nonblocking_native_s = t.native_s();
+        report.nonblocking_planned_s = t.tree_s();
+        report.nonblocking_calls = t.calls();
+        log_plan(state, cached, "auto nonblocking decision", true);
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace redux
