@@ -288,10 +288,10 @@ TEST(Nonblocking, KeysPlannedAtTheNextBlockingCall) {
 }
 
 // Under auto (asked per call, whatever REDUX_ALGORITHM says), a planned key's nonblocking calls are weighed: they
-// take turns, the library's own first (a request of libredux's too, saying native and deciding), then the tree; a
-// blocking reduction agrees on their times, and once each side has enough calls every later call runs one decision,
-// the same on every rank, untimed. A weighed call still running at the blocking reduction is left out of the
-// agreement, and the weighing goes on.
+// take turns, the library's own first (a request of libredux's too, saying native and deciding), then each tree, in
+// a period the same at every turn; a blocking reduction agrees on their times, and once each has enough calls every
+// later call runs one decision, the same on every rank, untimed. A weighed call still running at a blocking
+// reduction is left out of the agreement, and the weighing goes on.
 TEST(Nonblocking, AutoWeighsItsNonblockingCalls) {
     const World& w = world();
     if (w.size == 1) GTEST_SKIP() << "one rank: nothing to plan";
@@ -320,41 +320,44 @@ TEST(Nonblocking, AutoWeighsItsNonblockingCalls) {
         redux_request_info(request, &info);
         return request;
     };
-    auto finish = [&](MPI_Request& request, const std::vector<Affine>& recv) {
+    auto finish = [&](MPI_Request& request, const std::vector<Affine>& recv, int of_round) {
         EXPECT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
-        expect_equal(recv, expected(0, kCount, round++), "iallreduce");
+        expect_equal(recv, expected(0, kCount, of_round), "iallreduce");
     };
     for (int call = 0; call < 400 && blocking() != 0; ++call) {
     }  // planned, and decided for blocking calls
     std::vector<Affine> send, recv, late_send, late_recv;
     redux_call_info info{};
+    std::vector<int> planned;  // by call weighed
     // Three calls weighed, then one left running over a blocking call: its time is not agreed.
     for (int call = 0; call < 3; ++call) {
         MPI_Request request = start(send, recv, info);
         EXPECT_EQ(info.deciding, 1) << "call " << call;
-        EXPECT_EQ(info.planned, call % 2) << "call " << call;
-        finish(request, recv);
+        planned.push_back(info.planned);
+        finish(request, recv, round++);
     }
     MPI_Request late = start(late_send, late_recv, info);
     const int late_round = round++;
     EXPECT_EQ(info.deciding, 1);
-    EXPECT_EQ(info.planned, 1);
+    planned.push_back(info.planned);
     blocking();  // too few agreed: the weighing goes on
-    EXPECT_EQ(MPI_Wait(&late, MPI_STATUS_IGNORE), MPI_SUCCESS);
-    expect_equal(late_recv, expected(0, kCount, late_round), "iallreduce left running");
-    // Five more complete calls of each side at most, a blocking call after every two.
-    int weighed = 4;
+    finish(late, late_recv, late_round);
+    // Weighed until decided, a blocking call after every second call; 6 contenders at most, 8 calls of each.
     MPI_Request request = MPI_REQUEST_NULL;
-    for (; weighed < 4 + 10; ++weighed) {
+    for (int call = 4; call <= 6 * 8; ++call) {
         request = start(send, recv, info);
         if (info.deciding == 0) break;
-        EXPECT_EQ(redux_request_info(request, nullptr), 1) << "call " << weighed;
-        EXPECT_EQ(info.planned, weighed % 2) << "call " << weighed;
-        finish(request, recv);
-        if (weighed % 2 == 1) blocking();
+        EXPECT_EQ(redux_request_info(request, nullptr), 1) << "call " << call;
+        planned.push_back(info.planned);
+        finish(request, recv, round++);
+        if (call % 2 == 1) blocking();
     }
-    ASSERT_EQ(info.deciding, 0) << "decided after " << weighed << " calls weighed";
-    finish(request, recv);
+    ASSERT_EQ(info.deciding, 0) << "not decided after " << planned.size() << " calls weighed";
+    finish(request, recv, round++);
+    // The library's own at every turn of a period of 1 + the trees weighed (at least one).
+    const auto period = static_cast<size_t>(std::find(planned.begin() + 1, planned.end(), 0) - planned.begin());
+    ASSERT_GE(period, 2u);
+    for (size_t k = 0; k < planned.size(); ++k) EXPECT_EQ(planned[k], k % period == 0 ? 0 : 1) << "call " << k;
     const redux_call_info decided = info;
     int mine_and_not[4] = {decided.planned, -decided.planned, decided.algorithm, -decided.algorithm};
     MPI_Allreduce(MPI_IN_PLACE, mine_and_not, 4, MPI_INT, MPI_MAX, comm);
@@ -365,7 +368,7 @@ TEST(Nonblocking, AutoWeighsItsNonblockingCalls) {
         EXPECT_EQ(info.deciding, 0);
         EXPECT_EQ(info.planned, decided.planned);
         EXPECT_EQ(info.algorithm, decided.algorithm);
-        finish(request, recv);
+        finish(request, recv, round++);
         if (call == 1) blocking();
     }
     MPI_Comm_free(&comm);

@@ -17,8 +17,14 @@ int nonblocking_tree(const Route& route, std::shared_ptr<NonblockingTrials>& tri
     const AutoSelect& select = cached.auto_select;
     const bool decided_tree = select.decided() && select.choice() == AutoSelect::Run::planned;
     if (select.native_excluded()) return decided_tree ? select.tree() : -1;
-    if (cached.nonblocking == nullptr)
-        cached.nonblocking = std::make_shared<NonblockingTrials>(decided_tree ? select.tree() : 0);
+    if (cached.nonblocking == nullptr) {  // the trees auto's trials measure, the one it decided for first
+        std::vector<int> trees;
+        if (decided_tree) trees.push_back(select.tree());
+        for (int k = 0; k < select.trees(); ++k) {
+            if (!decided_tree || k != select.tree()) trees.push_back(k);
+        }
+        cached.nonblocking = std::make_shared<NonblockingTrials>(trees);
+    }
     const int tree = cached.nonblocking->start(trial);
     if (trial < 0) return tree;
     trials = cached.nonblocking;
@@ -57,10 +63,9 @@ int agree_nonblocking(CommState& state) {
         if (holder == state.plans.end()) continue;  // evicted since
         CachedPlan& cached = *holder->second;
         PlanReport& report = cached.report;
-        report.nonblocking = t.phase() == NonblockingTrials::Phase::tree
-                                 ? cached.trees[static_cast<size_t>(t.tree())].name()
-                                 : std::string("native");
-        report.nonblocking_tried = cached.trees[static_cast<size_t>(t.tree())].name();
+        const std::string fastest = t.tree() >= 0 ? cached.trees[static_cast<size_t>(t.tree())].name() : "none";
+        report.nonblocking = t.phase() == NonblockingTrials::Phase::tree ? fastest : std::string("native");
+        report.nonblocking_fastest = fastest;
         report.nonblocking_native_s = t.native_s();
         report.nonblocking_planned_s = t.tree_s();
         report.nonblocking_calls = t.calls();

@@ -14,6 +14,11 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+NonblockingTrials::NonblockingTrials(const std::vector<int>& trees)
+    : trees_(trees.begin(), trees.size() > size_t{kMostTrees} ? trees.begin() + kMostTrees : trees.end()),
+      times_(1 + trees_.size()),
+      tree_(trees_.empty() ? -1 : trees_[0]) {}
+
 int NonblockingTrials::start(int& trial) {
     std::lock_guard<std::mutex> hold(lock_);
     trial = -1;
@@ -25,10 +30,11 @@ int NonblockingTrials::start(int& trial) {
         case Phase::weighing:
             break;
     }
-    if (started_ >= kMostCalls) return -1;
+    if (started_ >= most_calls()) return -1;
     trial = started_++;
     mine_.push_back(kMissing);
-    return trial % 2 == 0 ? -1 : tree_;
+    const size_t contender = static_cast<size_t>(trial) % times_.size();
+    return contender == 0 ? -1 : trees_[contender - 1];
 }
 
 void NonblockingTrials::completed(int trial, double seconds) {
@@ -49,14 +55,22 @@ std::vector<double> NonblockingTrials::local() const {
 bool NonblockingTrials::agree(const std::vector<double>& agreed) {
     std::lock_guard<std::mutex> hold(lock_);
     for (size_t i = 0; i < agreed.size(); ++i) {
-        if (agreed[i] >= kMissing) continue;
-        (static_cast<size_t>(agreed_) + i) % 2 == 0 ? native_.push_back(agreed[i]) : trees_.push_back(agreed[i]);
+        if (agreed[i] < kMissing) times_[(static_cast<size_t>(agreed_) + i) % times_.size()].push_back(agreed[i]);
     }
     agreed_ += static_cast<int>(agreed.size());
-    const bool enough = static_cast<int>(native_.size()) >= kSamples && static_cast<int>(trees_.size()) >= kSamples;
-    if (!enough && started_ < kMostCalls) return false;
-    if (!native_.empty()) native_s_ = median(native_);
-    if (!trees_.empty()) tree_s_ = median(trees_);
+    bool enough = true;
+    for (const std::vector<double>& t : times_) enough = enough && static_cast<int>(t.size()) >= kSamples;
+    if (!enough && started_ < most_calls()) return false;
+    native_s_ = times_[0].empty() ? 0 : median(times_[0]);
+    tree_s_ = 0;
+    for (size_t k = 1; k < times_.size(); ++k) {
+        if (times_[k].empty()) continue;
+        const double m = median(times_[k]);
+        if (tree_s_ == 0 || m < tree_s_) {
+            tree_s_ = m;
+            tree_ = trees_[k - 1];
+        }
+    }
     phase_ = enough && tree_s_ < (1 - kTieMargin) * native_s_ ? Phase::tree : Phase::native;
     return true;
 }

@@ -3,14 +3,16 @@
 // program overlapping work with them waits for, which a blocking call's time does not say). No MPI here: the caller
 // starts and times the calls and makes the agreement this class asks for.
 //
-//   weighing  the key's nonblocking calls take turns, the library's own first, then the tree (the one auto decided
-//             for by blocking calls, else the model's choice), each timed at this rank. At most kMostCalls calls;
-//             those after them run the library's own, untimed, until the agreement;
+//   weighing  the key's nonblocking calls take turns, the library's own first, then each of the key's trees (the one
+//             auto decided for by blocking calls first, where it did), each timed at this rank. At most
+//             kRounds x kSamples calls of each contender; those after them run the library's own, untimed, until
+//             the agreement;
 //   agreement a nonblocking call may not wait for other ranks, so the times are agreed at the communicator's next
 //             blocking reduction (or persistent init), which every rank reaches after the same nonblocking calls:
-//             each call's slowest rank, a call not complete at some rank left out. With kSamples calls of each side
-//             agreed, the tree is kept where its median lies more than kTieMargin below the library's (a tie keeps
-//             the library's own); with fewer after kMostCalls, the library's own. Else the weighing goes on;
+//             each call's slowest rank, a call not complete at some rank left out. With kSamples calls of every
+//             contender agreed, the tree of the smallest median is kept where that median lies more than kTieMargin
+//             below the library's (a tie keeps the library's own); with fewer after the most calls, the library's
+//             own. Else the weighing goes on;
 //   decided   every later nonblocking call of the key runs the decision, untimed, for the rest of the job.
 // Every step depends on call counts and agreed times only, so every rank takes it at the same call.
 #pragma once
@@ -25,15 +27,16 @@ namespace redux {
 
 class NonblockingTrials {
 public:
-    static constexpr int kSamples = 4;     // agreed calls of each side that decide
-    static constexpr int kMostCalls = 16;  // calls weighed before the library's own is kept without them
+    static constexpr int kSamples = 4;  // agreed calls of each contender that decide
+    static constexpr int kRounds = 2;   // kSamples calls of each contender, this many times at most
+    static constexpr int kMostTrees = AutoLimits::kMaxTrees;
     static constexpr double kTieMargin = AutoLimits::kTieMargin;
     static constexpr double kMissing = 1e300;  // a call not complete at this rank when agreed
 
     enum class Phase : uint8_t { weighing, native, tree };
 
-    // `tree`: the key's tree the weighing measures and a decision for it runs.
-    explicit NonblockingTrials(int tree) : tree_(tree) {}
+    // `trees`: the key's trees weighed against the library's own (the first kMostTrees of them).
+    explicit NonblockingTrials(const std::vector<int>& trees);
 
     // The next nonblocking call of the key: the tree's index, or -1 for the library's own; `trial` its index among
     // the calls weighed (timed: completed() takes its time), or -1.
@@ -48,21 +51,25 @@ public:
     bool agree(const std::vector<double>& agreed);
 
     Phase phase() const;
+    // The calls weighed at most: kRounds x kSamples of each contender.
+    int most_calls() const { return kRounds * kSamples * static_cast<int>(times_.size()); }
+    // After a decision: the tree of the smallest median (the one decided for, under Phase::tree), that median and
+    // the library's own, and the calls weighed.
     int tree() const { return tree_; }
-    // After a decision: the agreed medians of each side, and the calls weighed.
-    double native_s() const { return native_s_; }
     double tree_s() const { return tree_s_; }
+    double native_s() const { return native_s_; }
     int calls() const { return started_; }
 
 private:
     mutable std::mutex lock_;  // completed() may come from another thread's completion call
-    const int tree_;
+    std::vector<int> trees_;
     Phase phase_ = Phase::weighing;
-    int started_ = 0;                     // calls weighed
-    int agreed_ = 0;                      // of them, agreed
-    std::vector<double> mine_;            // by call weighed: this rank's time, or kMissing
-    std::vector<double> native_, trees_;  // agreed times of complete calls
-    double native_s_ = 0, tree_s_ = 0;
+    int started_ = 0;                         // calls weighed
+    int agreed_ = 0;                          // of them, agreed
+    std::vector<double> mine_;                // by call weighed: this rank's time, or kMissing
+    std::vector<std::vector<double>> times_;  // by contender (the library's own, then trees_): agreed complete calls
+    int tree_ = -1;
+    double tree_s_ = 0, native_s_ = 0;
 };
 
 }  // namespace redux

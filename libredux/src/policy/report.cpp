@@ -113,8 +113,8 @@ std::string report_json(const PlanReport& r, const char* what) {
         {"wisdom", r.wisdom.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.wisdom)},
         {"recheck_s", or_null(r.recheck_s)},
         {"nonblocking", r.nonblocking.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.nonblocking)},
-        {"nonblocking_tried",
-         r.nonblocking_tried.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.nonblocking_tried)},
+        {"nonblocking_fastest",
+         r.nonblocking_fastest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.nonblocking_fastest)},
         {"nonblocking_native_s", or_null(r.nonblocking_native_s)},
         {"nonblocking_planned_s", or_null(r.nonblocking_planned_s)},
         {"nonblocking_calls", r.nonblocking_calls},
@@ -268,9 +268,9 @@ std::string report_words(const PlanReport& r, const char* what) {
     if (!r.wisdom.empty()) line += "; wisdom: " + r.wisdom;
     if (!r.nonblocking.empty()) {
         std::snprintf(tail, sizeof tail,
-                      "; nonblocking calls run %s (start to completion: %s %.3g s, native %.3g s, "
+                      "; nonblocking calls run %s (start to completion: fastest tree %s %.3g s, native %.3g s, "
                       "medians over %d calls weighed)",
-                      r.nonblocking.c_str(), r.nonblocking_tried.c_str(), r.nonblocking_planned_s.value_or(0.0),
+                      r.nonblocking.c_str(), r.nonblocking_fastest.c_str(), r.nonblocking_planned_s.value_or(0.0),
                       r.nonblocking_native_s.value_or(0.0), r.nonblocking_calls);
         line += tail;
     }

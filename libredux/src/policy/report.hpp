@@ -71,8 +71,8 @@ struct PlanReport {
     std::string wisdom;
     std::optional<double> recheck_s;  // the re-check's agreed median call
     // Under auto, once its nonblocking calls are decided (policy/nonblocking_trials.hpp): what they run (a tree's name,
-    // or native), the tree weighed against native, the agreed medians of each side and the calls weighed.
-    std::string nonblocking, nonblocking_tried;
+    // or native), the fastest tree weighed, the agreed medians of that tree and of native, and the calls weighed.
+    std::string nonblocking, nonblocking_fastest;
     std::optional<double> nonblocking_native_s, nonblocking_planned_s;
     int nonblocking_calls = 0;
     double calibration_s = 0;  // spent measuring for this key (links and c)
