@@ -12,7 +12,7 @@
 // A strategy (REDUX_ALGORITHM) runs its tree. Under auto: a persistent request the tree auto has decided for on the
 // key by blocking calls, or the library's own call where auto has not decided or decided for it; a persistent init
 // under auto makes the key's blocking calls on copies of its buffers until auto has decided (decide_on_copies), for
-// at most kInitTrialSeconds. A nonblocking call what auto decides by the key's nonblocking calls' own times
+// at most kInitTrialSeconds. A nonblocking call runs what auto decides by the key's nonblocking calls' own times
 // (nonblocking_auto.hpp): while it weighs them, the library's own call is an operation of libredux's too.
 #include "api/nonblocking_auto.hpp"
 #include "api/operations.hpp"

@@ -31,8 +31,8 @@ int NonblockingTrials::start(int& trial) {
             break;
     }
     if (started_ >= most_calls()) return -1;
+    mine_.push_back(kMissing);  // first: where it throws, the call is not counted
     trial = started_++;
-    mine_.push_back(kMissing);
     const size_t contender = static_cast<size_t>(trial) % times_.size();
     return contender == 0 ? -1 : trees_[contender - 1];
 }
