@@ -16,8 +16,9 @@
 //   leak. It catches a leak of 20 bytes per call over the 3,500 calls between the windows at 8 ranks (5 bytes
 //   over the 14,000 at 3), or of 190 bytes per communicator;
 // - the bytes held by malloc (mallinfo2: in use in the heap plus mmapped chunks, the MPI library's included) have
-//   not grown by more than 2 % + 2 MiB. The MPI library's free lists grow and never shrink, by how many messages
-//   wait unmatched, which depends on the scheduling: up to most of a MiB on a busy machine.
+//   not grown by more than 2 % + 3 MiB. The MPI library's free lists grow and never shrink, by how many messages
+//   wait unmatched, which depends on the scheduling: 2,133 KiB in one fresh-clone CI run at 3 ranks under Open MPI,
+//   while operator new's bytes grew by 1 KiB.
 // Resident memory is printed, not asserted: MPICH maps memory per communicator outside malloc, so resident memory
 // moves by megabytes while malloc's bytes stay flat.
 // Calls of 1 MiB go to the short-lived communicators only, whose plans leave with them.
@@ -202,8 +203,8 @@ TEST(ReduceSoak, TwentyThousandCallsTwoThousandCommunicators) {
     EXPECT_EQ(requests_after.started - requests_before.started, requests_after.completed - requests_before.completed);
     EXPECT_LE(end_cxx_kib, warm_cxx_kib + 64)
         << "operator new's bytes in use grew by more than 64 KiB after the warm-up";
-    EXPECT_LE(end_heap_kib, warm_heap_kib + warm_heap_kib / 50 + 2048)
-        << "malloc's bytes in use grew by more than 2 % + 2 MiB after the warm-up";
+    EXPECT_LE(end_heap_kib, warm_heap_kib + warm_heap_kib / 50 + 3072)
+        << "malloc's bytes in use grew by more than 2 % + 3 MiB after the warm-up";
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (world_rank == 0) {
         std::printf(
