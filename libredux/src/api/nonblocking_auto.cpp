@@ -43,17 +43,20 @@ int agree_nonblocking(CommState& state) {
     std::vector<std::shared_ptr<NonblockingTrials>> weighing;
     weighing.swap(state.weighing);
     std::vector<double> times;
+    std::vector<size_t> counts;  // each key's share of times
     for (const std::shared_ptr<NonblockingTrials>& trials : weighing) {
         const std::vector<double> mine = trials->local();
         times.insert(times.end(), mine.begin(), mine.end());
+        counts.push_back(mine.size());
     }
     if (times.empty()) return MPI_SUCCESS;
     REDUX_MPI(allreduce_yielding(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX,
                                  state.comm));
     size_t next = 0;
-    for (const std::shared_ptr<NonblockingTrials>& trials : weighing) {
+    for (size_t k = 0; k < weighing.size(); ++k) {
+        const std::shared_ptr<NonblockingTrials>& trials = weighing[k];
         NonblockingTrials& t = *trials;
-        const size_t n = t.local().size();
+        const size_t n = counts[k];
         const bool decided = t.agree(
             {times.begin() + static_cast<std::ptrdiff_t>(next), times.begin() + static_cast<std::ptrdiff_t>(next + n)});
         next += n;
