@@ -11,7 +11,8 @@
 //      broadcast. A few pairs per class, never n^2;
 //   4. on 3 to kMaxPairNodes nodes, every pair of nodes (model/node_pairs.cpp says why): the nodes' leaders (the
 //      lowest rank of each) meet in the rounds of a round-robin schedule, each pair in a round at once, and
-//      ping-pong each of kPairBytes (8 B, 8, 32, 64 and 256 KiB: one warm-up, then kPairTrips); the fastest half
+//      ping-pong each of kPairBytes (8 B, 8, 32, 64 and 256 KiB: one warm-up, then kPairTrips, or 3 where two of
+//      them agree, kSettledShare in ping_pong.hpp); the fastest half
 //      round trips, one MPI_Allreduce, and every rank holds them: n - 1 rounds, each as long as its slowest pair's
 //      round trips. Kept in the calibration file with the links (an entry of the layout without them: measured, and
 //      the entry written again), and read from it with them; a later communicator of the same nodes takes those

@@ -3,7 +3,8 @@
 // several times slower than the rest: see kWarmUp_s), then ping-pongs messages of 8 B, every power of two from 1 to
 // 64 KiB (the MPI libraries switch protocols in that range: Open MPI's shared memory at 4 KiB, TCP at 64 KiB,
 // model/node_pairs.hpp; a line over the range misses the steps) and 256 KiB (one warm-up, then at least 5 round trips
-// each, more while the size has taken less than kSizeBudget_s), 1 MiB and 4 MiB (one warm-up, then 2: a round trip at
+// each, more while the size has taken less than kSizeBudget_s; on a slow link 3 where two agree, kSettledShare), 1 MiB
+// and 4 MiB (one warm-up, then 2: a round trip at
 // 4 MiB on a slow link is long), and on a fast link 16 and 64 MiB (kLargestPlannedBytes). Per size the median half
 // round trip where there were kMedianOf or more (small sizes on a fast link: what a reduction sees, also on ranks that
 // share cores), else the fastest (on a shared machine scheduling delays only add time) makes d (fit_link) on a. Where
@@ -202,11 +203,14 @@ int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, c
         samples.resize(first_sample);
         samples.push_back(median);
     };
+    double fastest = 0, second = 0;              // of the timed trips so far (first side)
     for (int trip = warm_up ? 0 : 1;; ++trip) {  // trip 0 warms up
         const double start = MPI_Wtime();
         bool last = false;
         if (first) {
-            last = trip >= trips.at_least && (trip >= trips.at_most || start - begin >= trips.budget_s);
+            const bool spent = start - begin >= trips.budget_s;
+            const bool settled = trip > 2 && spent && second - fastest <= kSettledShare * fastest;
+            last = (trip >= trips.at_least || settled) && (trip >= trips.at_most || spent);
             buffer[0] = last ? 1 : 0;
             REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, tags::kPing, comm));
             REDUX_MPI(MPI_Recv(buffer.data(), n, MPI_BYTE, peer, tags::kPing, comm, MPI_STATUS_IGNORE));
@@ -215,7 +219,16 @@ int time_size(MPI_Comm comm, bool first, int peer, size_t bytes, bool warm_up, c
             last = buffer[0] != 0;
             REDUX_MPI(MPI_Send(buffer.data(), n, MPI_BYTE, peer, tags::kPing, comm));
         }
-        if (trip > 0) samples.push_back({bytes, (MPI_Wtime() - start) / 2});
+        if (trip > 0) {
+            const double half = (MPI_Wtime() - start) / 2;
+            samples.push_back({bytes, half});
+            if (trip == 1 || half < fastest) {
+                second = trip == 1 ? half : fastest;
+                fastest = half;
+            } else if (trip == 2 || half < second) {
+                second = half;
+            }
+        }
         if (last) {
             keep_median();
             return MPI_SUCCESS;
