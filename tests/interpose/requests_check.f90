@@ -13,7 +13,8 @@
 !      rounds with new data by MPI_START and MPI_STARTALL and completed by MPI_WAITANY, MPI_WAITSOME, MPI_TESTALL,
 !      MPI_TESTANY, MPI_TESTSOME, and MPI_WAITALL after a loop of MPI_REQUEST_GET_STATUS, each index seen once and
 !      MPI_UNDEFINED once none is active; then MPI_REQUEST_FREE. A completed nonblocking or freed request must read
-!      MPI_REQUEST_NULL.
+!      MPI_REQUEST_NULL. On a communicator of its own, MPI_IALLREDUCE between MPI_BARRIERs and no blocking reduction:
+!      libredux's from the third call on (the barriers make the state and plan the key).
 ! A request that never completes hangs the program until ctest's timeout. The persistent part is built where the
 ! MPI's Fortran has persistent reductions (REDUX_PERSISTENT_MPI: MPI 4.0's names, REDUX_PERSISTENT_MPIX: Open MPI
 ! 4.1's) and otherwise skipped, which rank 0 says. MPICH 4.0's own persistent reductions (native, one rank) are
@@ -64,6 +65,7 @@ program requests_check_f
     call nonblocking_allreduce()
     call nonblocking_reduce()
     call nonblocking_reduce_scatter_block()
+    call nonblocking_between_barriers()
 #if defined(ALLREDUCE_INIT)
     call persistent()
 #else
@@ -75,8 +77,9 @@ program requests_check_f
 contains
 
     subroutine check_symbols()
-        character(len=32), parameter :: symbols(8) = [character(len=32) :: 'mpi_iallreduce_', 'mpi_ireduce_', &
-            'mpi_ireduce_scatter_block_', 'mpi_wait_', 'mpi_waitall_', 'mpi_test_', 'mpi_start_', 'mpi_request_free_']
+        character(len=32), parameter :: symbols(9) = [character(len=32) :: 'mpi_iallreduce_', 'mpi_ireduce_', &
+            'mpi_ireduce_scatter_block_', 'mpi_wait_', 'mpi_waitall_', 'mpi_test_', 'mpi_start_', 'mpi_request_free_', &
+            'mpi_barrier_']
         integer :: k
         do k = 1, size(symbols)
             if (probe_symbol_in_libredux(trim(symbols(k)) // c_null_char) /= 1) call fail(trim(symbols(k)))
@@ -102,6 +105,28 @@ contains
         call check_ierr('MPI_WAIT')
         if (request /= MPI_REQUEST_NULL) call fail('MPI_IALLREDUCE: MPI_WAIT left the request other than null')
         call check_sums(buffer, 1, 1, 'MPI_IALLREDUCE in place + MPI_WAIT')
+    end subroutine
+
+    ! On a communicator that sees no blocking reduction: the first MPI_BARRIER after an MPI_IALLREDUCE makes libredux's
+    ! state, the second plans the call kept since, so the third call runs the plan.
+    subroutine nonblocking_between_barriers()
+        integer :: buffer(n), request, comm, k
+        call MPI_COMM_DUP(MPI_COMM_WORLD, comm, ierr)
+        do k = 0, 2
+            call fill(buffer, k)
+            call MPI_IALLREDUCE(MPI_IN_PLACE, buffer, n, MPI_INTEGER, MPI_SUM, comm, request, ierr)
+            call check_ierr('MPI_IALLREDUCE between barriers')
+            if (k == 2) call check_ours(request, 'MPI_IALLREDUCE after two barriers')
+            if (k < 2 .and. probe_request_is_libredux(request) /= 0) then
+                call fail('MPI_IALLREDUCE before two barriers: planned already')
+            end if
+            call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+            call check_ierr('MPI_WAIT between barriers')
+            call check_sums(buffer, 1, k, 'MPI_IALLREDUCE between barriers')
+            call MPI_BARRIER(comm, ierr)
+            call check_ierr('MPI_BARRIER')
+        end do
+        call MPI_COMM_FREE(comm, ierr)
     end subroutine
 
     ! To the last rank (not in place: MPICH 4.0's own MPI_REDUCE, which a native run reaches, crashes with MPI_IN_PLACE

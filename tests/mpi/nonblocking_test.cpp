@@ -8,7 +8,8 @@
 // timing at each persistent init): either. Cases: persistent
 // allreduce restarted with new data, persistent reduce at every root (in place at the root), persistent
 // reduce-scatter-block, a derived datatype with gaps, more nonblocking calls in flight on one communicator than it
-// has lines with a blocking call between them, completed in reverse order; every completion call mixed with
+// has lines with a blocking call between them, completed in reverse order; a communicator planned at barriers
+// alone; every completion call mixed with
 // point-to-point requests; MPI_Startall; a communicator freed after its requests; starting an active request; an
 // MPI error inside an operation (the request counter's fault injection) reported at its completion.
 #include "counting_errhandler.hpp"
@@ -283,6 +284,31 @@ TEST(Nonblocking, KeysPlannedAtTheNextBlockingCall) {
         expect_equal(all, expected(0, kCount, pass), "iallreduce");
         expect_equal(block, expected(w.rank * kCount, kCount, pass), "ireduce-scatter-block");
         EXPECT_EQ(blocking_max(comm), w.size - 1);
+    }
+    MPI_Comm_free(&comm);
+}
+
+// A communicator whose reductions are only ever nonblocking, with MPI_Barrier between them: the first barrier after a
+// nonblocking call makes the communicator's state, the next plans the call kept since, and from the third call on the
+// requests are libredux's (under a strategy; under auto, its weighing's).
+TEST(Nonblocking, PlannedAtBarriers) {
+    const World& w = world();
+    constexpr int kCount = 17;  // a key of its own
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    for (int pass = 0; pass < 4; ++pass) {
+        const std::vector<Affine> send = mine(kCount, pass, w.rank);
+        std::vector<Affine> all(kCount);
+        MPI_Request request = MPI_REQUEST_NULL;
+        ASSERT_EQ(MPI_Iallreduce(send.data(), all.data(), kCount, w.affine, w.op, comm, &request), MPI_SUCCESS);
+        if (pass < 2) {
+            EXPECT_EQ(redux_request_info(request, nullptr), 0) << "pass " << pass << ": nothing planned yet";
+        } else {
+            expect_ours(request);
+        }
+        ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        expect_equal(all, expected(0, kCount, pass), "iallreduce between barriers");
+        ASSERT_EQ(MPI_Barrier(comm), MPI_SUCCESS);
     }
     MPI_Comm_free(&comm);
 }

@@ -29,6 +29,7 @@ namespace {
 int g_state_keyval = MPI_KEYVAL_INVALID;
 std::atomic<size_t> g_live_states{0};
 int g_finalize_keyval = MPI_KEYVAL_INVALID;
+int g_stateless_keyval = MPI_KEYVAL_INVALID;  // note_stateless_nonblocking's mark
 // Where MPI stands, as far as libredux has seen: 0 not known (the keyvals are not made: ask MPI), 1 running
 // (the keyvals are made, so MPI_Init has been called, and MPI_Finalize has not begun), 2 MPI_Finalize began.
 std::atomic<int> g_phase{0};
@@ -59,6 +60,7 @@ int at_finalize(MPI_Comm, int, void*, void*) {
     if (found) MPI_Comm_delete_attr(MPI_COMM_WORLD, g_state_keyval);
     MPI_Comm_free_keyval(&g_state_keyval);
     MPI_Comm_free_keyval(&g_finalize_keyval);
+    MPI_Comm_free_keyval(&g_stateless_keyval);
 #endif
     return MPI_SUCCESS;
 }
@@ -66,6 +68,7 @@ int at_finalize(MPI_Comm, int, void*, void*) {
 int create_keyvals() {
     REDUX_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_state_keyval, nullptr));
     REDUX_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &g_finalize_keyval, nullptr));
+    REDUX_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &g_stateless_keyval, nullptr));
     REDUX_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, g_finalize_keyval, nullptr));
     g_phase.store(1, std::memory_order_release);
     return MPI_SUCCESS;
@@ -132,6 +135,23 @@ CommState* find_comm_state(MPI_Comm user_comm) {
     if (MPI_Comm_get_attr(user_comm, g_state_keyval, &state, &found) != MPI_SUCCESS || !found) return nullptr;
     t_cache = {user_comm, state, generation};
     return state;
+}
+
+void note_stateless_nonblocking(MPI_Comm user_comm) {
+    if (find_comm_state(user_comm) != nullptr) return;  // also makes the keyvals
+    int inter = 0, size = 0;
+    if (g_stateless_keyval == MPI_KEYVAL_INVALID || MPI_Comm_test_inter(user_comm, &inter) != MPI_SUCCESS || inter ||
+        MPI_Comm_size(user_comm, &size) != MPI_SUCCESS || size < 2) {
+        return;
+    }
+    MPI_Comm_set_attr(user_comm, g_stateless_keyval, nullptr);
+}
+
+bool noted_stateless_nonblocking(MPI_Comm user_comm) {
+    if (ensure_keyvals() != MPI_SUCCESS) return false;
+    void* mark = nullptr;
+    int found = 0;
+    return MPI_Comm_get_attr(user_comm, g_stateless_keyval, &mark, &found) == MPI_SUCCESS && found != 0;
 }
 
 static int set_up(MPI_Comm user_comm, CommState& fresh) {

@@ -26,6 +26,10 @@ REDUX_INTERNAL int redux_reduce_scatter_block_raw(const void *sendbuf, void *rec
                                                   redux_raw_handle datatype, redux_raw_handle op,
                                                   redux_raw_handle comm);
 
+/* MPI_Barrier: a point where the ranks agree on their nonblocking reductions (route.hpp, agree_at_barrier), then the
+ * library's own barrier. */
+REDUX_INTERNAL int redux_barrier_raw(redux_raw_handle comm);
+
 /* redux_istart_raw's `collective` (the values of redux::Collective). */
 enum { REDUX_RAW_REDUCE = 0, REDUX_RAW_ALLREDUCE = 1, REDUX_RAW_REDUCE_SCATTER_BLOCK = 2 };
 

@@ -231,3 +231,11 @@ extern "C" int redux_reduce_scatter_block_raw(const void* sendbuf, void* recvbuf
     return redux::family_entry(redux::Collective::reduce_scatter_block, sendbuf, recvbuf, recvcount,
                                (MPI_Datatype)datatype, (MPI_Op)op, (MPI_Comm)comm, nullptr, nullptr);
 }
+
+// MPI_Barrier (interpose/mpi_requests.c): the agreements on the communicator's nonblocking reductions a blocking
+// reduction would make (agree_at_barrier, route.hpp), then the library's own barrier.
+extern "C" int redux_barrier_raw(redux_raw_handle comm) {
+    const auto c = (MPI_Comm)comm;
+    const int rc = redux::guarded(c, [&] { return redux::agree_at_barrier(c); });
+    return rc != MPI_SUCCESS ? rc : PMPI_Barrier(c);
+}

@@ -6,7 +6,7 @@
 //   3. Native asked for by the call, or by the communicator's agreed configuration: the library's own. On a
 //      communicator with a state, the times of the nonblocking calls auto weighed there since its last blocking
 //      reduction are agreed first (nonblocking_auto.hpp), and the nonblocking calls kept there are planned
-//      (pending_calls.hpp), collectively.
+//      (pending_calls.hpp), collectively. MPI_Barrier makes the same agreements (agree_at_barrier).
 //   4. A call that repeats a recent one on this communicator (RecentCalls, comm_state.hpp): that call's plan,
 //      once its buffers are judged again.
 //   5. Arguments that are wrong or that MPI_Reduce itself must judge (a null communicator, a bad root,
@@ -144,10 +144,15 @@ int plan_route(const ReduceCall& call, CommState& state, int rank, const Element
 
 // The communicator's state where `call` would run a plan it already holds or may plan (route_known's questions
 // before the key), with the call's resolved algorithm and layout; null where it goes to the library's own.
-CommState* known_state(const ReduceCall& call, redux_algorithm& algorithm, ElementLayout& layout) {
+// `stateless` (if given): set where that is because the communicator has no state.
+CommState* known_state(const ReduceCall& call, redux_algorithm& algorithm, ElementLayout& layout,
+                       bool* stateless = nullptr) {
     if (redux_foreign_mpi() || !mpi_running() || call.comm == MPI_COMM_NULL) return nullptr;
     CommState* state = find_comm_state(call.comm);
-    if (state == nullptr) return nullptr;
+    if (state == nullptr) {
+        if (stateless != nullptr) *stateless = true;
+        return nullptr;
+    }
     algorithm = resolve(call.options, state->config);
     if (algorithm == REDUX_ALGORITHM_NATIVE) return nullptr;
     int rank = 0, size = 1;
@@ -158,14 +163,25 @@ CommState* known_state(const ReduceCall& call, redux_algorithm& algorithm, Eleme
     return state;
 }
 
+// Step 3's agreements: the times of the nonblocking calls auto weighed, then the kept calls planned. Collective.
+int agree_nonblocking_calls(CommState& state, MPI_Comm user_comm) {
+    if (!state.weighing.empty()) REDUX_MPI(agree_nonblocking(state));
+    if (state.has_pending()) REDUX_MPI(plan_pending(state, user_comm));
+    return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int route_known(const ReduceCall& call, Route& route, bool note_unplanned) {
     if (call.comm != MPI_COMM_NULL && !valid_options(call.options)) return MPI_ERR_ARG;
     redux_algorithm algorithm = REDUX_ALGORITHM_AUTO;
     ElementLayout layout;
-    CommState* state = known_state(call, algorithm, layout);
-    if (state == nullptr) return MPI_SUCCESS;
+    bool stateless = false;
+    CommState* state = known_state(call, algorithm, layout, &stateless);
+    if (state == nullptr) {
+        if (note_unplanned && stateless) note_stateless_nonblocking(call.comm);
+        return MPI_SUCCESS;
+    }
     PlanKey key;
     bool commutative = true;
     REDUX_MPI(key_of(call, layout, algorithm, key, commutative));
@@ -187,6 +203,13 @@ bool decided_by_auto(const ReduceCall& call) {
            algorithm == REDUX_ALGORITHM_AUTO;
 }
 
+int agree_at_barrier(MPI_Comm comm) {
+    if (redux_foreign_mpi() || !mpi_running() || comm == MPI_COMM_NULL) return MPI_SUCCESS;
+    CommState* state = find_comm_state(comm);
+    if (state != nullptr) return agree_nonblocking_calls(*state, comm);
+    return noted_stateless_nonblocking(comm) ? create_comm_state(comm, state) : MPI_SUCCESS;
+}
+
 int route(const ReduceCall& call, Route& route) {
     if (redux_foreign_mpi() || !mpi_running()) return MPI_SUCCESS;
     const redux_options& opts = call.options;
@@ -194,8 +217,7 @@ int route(const ReduceCall& call, Route& route) {
     if (opts.algorithm == REDUX_ALGORITHM_NATIVE) return MPI_SUCCESS;
     CommState* state = call.comm != MPI_COMM_NULL ? find_comm_state(call.comm) : nullptr;
     if (state != nullptr) {
-        if (!state->weighing.empty()) REDUX_MPI(agree_nonblocking(*state));
-        if (state->has_pending()) REDUX_MPI(plan_pending(*state, call.comm));
+        REDUX_MPI(agree_nonblocking_calls(*state, call.comm));
         if (resolve(opts, state->config) == REDUX_ALGORITHM_NATIVE) {
             route.configured_native = opts.algorithm == REDUX_ALGORITHM_CONFIGURED;
             return MPI_SUCCESS;

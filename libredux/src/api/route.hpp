@@ -82,6 +82,14 @@ int route(const ReduceCall& call, Route& route);
 // for the next blocking reduction there to plan (note_pending, pending_calls.hpp).
 int route_known(const ReduceCall& call, Route& route, bool note_unplanned = false);
 
+// MPI_Barrier on `comm`, before the library's own barrier: a point every rank reaches after the same nonblocking
+// calls, as at a blocking reduction. On a communicator with a state, the agreements route() makes first there (the
+// times of the nonblocking calls auto weighed, the kept calls planned); on one without, where nonblocking reductions
+// were called (note_stateless_nonblocking, comm_state.hpp), the state, so that the nonblocking calls after it are kept
+// and planned at the next barrier or blocking reduction. Collective where it does something; every rank does the
+// same. May throw (bad_alloc): the caller guards it.
+int agree_at_barrier(MPI_Comm comm);
+
 // Whether auto decides where `call` goes (the communicator's state exists and says auto, and the call is one libredux
 // may plan). No message.
 bool decided_by_auto(const ReduceCall& call);

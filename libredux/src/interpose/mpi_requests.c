@@ -1,5 +1,6 @@
 /* Interposition of the nonblocking and persistent reductions and of the calls that complete or start requests
- * (api/nonblocking.cpp, api/completion.cpp): MPI_Ireduce, MPI_Iallreduce, MPI_Ireduce_scatter_block; the persistent
+ * (api/nonblocking.cpp, api/completion.cpp): MPI_Ireduce, MPI_Iallreduce, MPI_Ireduce_scatter_block, MPI_Barrier
+ * (where the ranks agree on them); the persistent
  * inits under MPI 4.0's names (MPICH 4) and Open MPI 4.1's extension names (MPIX_, mpi-ext.h); MPI_Wait, MPI_Test
  * and their families, MPI_Request_get_status, MPI_Start, MPI_Startall and MPI_Request_free. As in mpi_reduce.c, no
  * <mpi.h>: handles are pointer-wide integers, arrays and statuses untyped pointers, and under another MPI than
@@ -44,6 +45,12 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     return redux_istart_raw(REDUX_RAW_REDUCE_SCATTER_BLOCK, 0, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, 0,
                             request);
 }
+
+/* A barrier is where the ranks agree on the nonblocking reductions they weighed or kept, as at a blocking reduction
+ * (route.hpp, agree_at_barrier): a program that reduces only nonblocking gets its reductions planned there. */
+int PMPI_Barrier(H);
+
+int MPI_Barrier(H comm) { return redux_foreign_mpi() ? PMPI_Barrier(comm) : redux_barrier_raw(comm); }
 
 /* The persistent inits: one body per collective, reached by both names. */
 static int reduce_init(const void *sendbuf, void *recvbuf, int count, H datatype, H op, int root, H comm, H info,

@@ -2,8 +2,8 @@
  * complete or start requests; mpi_requests.c is the C side. MPI_IREDUCE, MPI_IALLREDUCE, MPI_IREDUCE_SCATTER_BLOCK;
  * the persistent inits under MPI 4.0's names (MPICH 4's Fortran: mpi_allreduce_init_) and Open MPI 4.1's extension
  * names (mpix_allreduce_init_, declared by `use mpi_ext`), both names defined as in C; MPI_WAIT, MPI_TEST and their
- * families, MPI_REQUEST_GET_STATUS, MPI_START, MPI_STARTALL and MPI_REQUEST_FREE. Each is defined in the four
- * manglings (fortran_binding.h).
+ * families, MPI_REQUEST_GET_STATUS, MPI_START, MPI_STARTALL and MPI_REQUEST_FREE; MPI_BARRIER. Each is defined in the
+ * four manglings (fortran_binding.h).
  *
  * libredux's requests complete only in libredux's completion calls (api/completion.cpp), and Open MPI's Fortran
  * bindings call PMPI_Wait and the like, which never reach them: without these definitions a Fortran MPI_WAIT on a
@@ -200,6 +200,11 @@ static void test_f(int get_status, MPI_Fint *request, MPI_Fint *flag, MPI_Fint *
     f_status(&s, status, c_flag);
 }
 
+static void barrier_f(MPI_Fint *comm, MPI_Fint *ierr, const char *name, redux_fortran_function *cached) {
+    REDUX_FORTRAN_ENTER(integers_2, comm, ierr);
+    *ierr = (MPI_Fint)redux_barrier_raw((redux_raw_handle)MPI_Comm_f2c(*comm));
+}
+
 /* MPI_START and MPI_REQUEST_FREE: `entry` is libredux's. */
 static void one_request_f(int (*entry)(void *), MPI_Fint *request, MPI_Fint *ierr, const char *name,
                           redux_fortran_function *cached) {
@@ -216,6 +221,7 @@ REDUX_FORTRAN_CALL(mpi_test, MPI_TEST, test_f, (MPI_Fint * request, MPI_Fint *fl
 REDUX_FORTRAN_CALL(mpi_request_get_status, MPI_REQUEST_GET_STATUS, test_f,
                    (MPI_Fint * request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr),
                    (1, request, flag, status, ierr))
+REDUX_FORTRAN_CALL(mpi_barrier, MPI_BARRIER, barrier_f, (MPI_Fint * comm, MPI_Fint *ierr), (comm, ierr))
 REDUX_FORTRAN_CALL(mpi_start, MPI_START, one_request_f, (MPI_Fint * request, MPI_Fint *ierr),
                    (redux_start_raw, request, ierr))
 REDUX_FORTRAN_CALL(mpi_request_free, MPI_REQUEST_FREE, one_request_f, (MPI_Fint * request, MPI_Fint *ierr),
