@@ -73,6 +73,21 @@ TEST(NonblockingTrials, ATieKeepsTheLibrarysOwn) {
     EXPECT_EQ(trial, -1);
 }
 
+// No tree to weigh (a job whose wisdom says the library's own, with no tree decided by blocking calls): the library's
+// own is timed kSamples times and kept; nothing names a tree.
+TEST(NonblockingTrials, WithNoTreeTheLibrarysOwnIsKept) {
+    NonblockingTrials t({});
+    ASSERT_EQ(t.most_calls(), NonblockingTrials::kRounds * NonblockingTrials::kSamples);
+    const std::vector<int> ran = run_calls(t, NonblockingTrials::kSamples, {0.010});
+    EXPECT_EQ(ran, std::vector<int>(NonblockingTrials::kSamples, -1));
+    EXPECT_TRUE(t.agree(t.local()));
+    EXPECT_EQ(t.phase(), NonblockingTrials::Phase::native);
+    EXPECT_EQ(t.tree(), -1);
+    int trial = 0;
+    EXPECT_EQ(t.start(trial), -1);
+    EXPECT_EQ(trial, -1);
+}
+
 TEST(NonblockingTrials, TheSlowestRankDecides) {
     // This rank saw tree 2 fastest; another rank saw every call of tree 2 at 20 ms: the maximum says tree 0.
     NonblockingTrials t(kTrees);

@@ -65,6 +65,7 @@ TEST_F(WisdomFile, WhatIsStoredIsReadBackForItsJobOnly) {
     const WisdomEntry a = entry("job A", "reduce count=1", "two-tree", 100);
     WisdomEntry b = entry("job A", "reduce count=2", "native", 101);
     b.second_look = true;
+    b.nonblocking = "fibonacci";
     const WisdomEntry c = entry("job B", "reduce count=1", "optimal", 102);
     ASSERT_TRUE(store({a, b}));
     ASSERT_TRUE(store({c}));
@@ -82,6 +83,7 @@ TEST_F(WisdomFile, WhatIsStoredIsReadBackForItsJobOnly) {
         EXPECT_EQ(got.compute_call_s, want.compute_call_s);
         EXPECT_EQ(got.created_unix, want.created_unix);
         EXPECT_EQ(got.second_look, want.second_look);
+        EXPECT_EQ(got.nonblocking, want.nonblocking);
     }
     EXPECT_EQ(redux::load_wisdom(path_, "job B").entries.size(), 1u);
     EXPECT_EQ(redux::load_wisdom(path_, "").entries.size(), 3u) << "no job: every entry";
@@ -91,6 +93,7 @@ TEST_F(WisdomFile, WhatIsStoredIsReadBackForItsJobOnly) {
 TEST_F(WisdomFile, EntriesTextGivesEveryFieldBack) {
     WisdomEntry a = entry("job A", "reduce count=1", "two-tree", 100);
     a.second_look = true;
+    a.nonblocking = "native";
     const WisdomEntry b = entry("job A", "reduce count=2", "native", 101);
     std::vector<WisdomEntry> back;
     ASSERT_TRUE(redux::wisdom_entries_from_text(redux::wisdom_entries_text({a, b}), back));
@@ -106,6 +109,7 @@ TEST_F(WisdomFile, EntriesTextGivesEveryFieldBack) {
         EXPECT_EQ(back[i].compute_call_s, want.compute_call_s);
         EXPECT_EQ(back[i].created_unix, want.created_unix);
         EXPECT_EQ(back[i].second_look, want.second_look);
+        EXPECT_EQ(back[i].nonblocking, want.nonblocking);
     }
     std::vector<WisdomEntry> none;
     EXPECT_FALSE(redux::wisdom_entries_from_text("not json", none));
@@ -147,6 +151,10 @@ TEST_F(WisdomFile, AFileThatIsNotLibreduxsWisdomIsNeverReadOrWritten) {
         "\"strategy\": "
         "\"native\", \"chosen_s\": 0, \"native_s\": 0, \"compute_s\": -1, \"compute_call_s\": 0, \"created_unix\": 1, "
         "\"second_look\": 1}]}\n",
+        "{\"format\": \"libredux-wisdom\", \"version\": 1, \"entries\": [{\"job\": \"j\", \"call\": \"c\", "
+        "\"strategy\": "
+        "\"native\", \"chosen_s\": 0, \"native_s\": 0, \"compute_s\": -1, \"compute_call_s\": 0, \"created_unix\": 1, "
+        "\"nonblocking\": 2}]}\n",
         "",
     };
     for (const char* text : texts) {

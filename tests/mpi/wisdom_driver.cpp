@@ -8,7 +8,12 @@
 //   K3  MPI_Reduce       MPI_DOUBLE, wisdom_named_sum,    700 + shift elements, root 0 (a function the program
 //                                                        exports: the wisdom file names it)
 //   K4  MPI_Reduce       MPI_DOUBLE, a static function,   600 + shift elements, root 0 (no symbol: never kept)
-//   wisdom_driver decide|start [shift]
+//   K5  MPI_Allreduce    MPI_DOUBLE, MPI_SUM,            2000 + shift elements, `nonblocking` only: blocking calls
+//                                                        until decided, then rounds of three MPI_Iallreduce and a
+//                                                        blocking call (where the ranks agree on their times) until
+//                                                        a nonblocking call is no longer weighed; rank 0 prints
+//                                                        "K5 ROUNDS"
+//   wisdom_driver decide|start|nonblocking [shift]
 #include "policy/auto_select.hpp"
 
 #include <redux/redux.h>
@@ -61,6 +66,48 @@ void call(bool allreduce, int count, MPI_Op op, int root, int rank, int size, in
     }
 }
 
+// One nonblocking call of K5, waited for and checked as call() checks; returns redux_request_info's deciding.
+bool nonblocking_call(int count, int rank, int size) {
+    std::vector<double> send(static_cast<size_t>(count)), recv(static_cast<size_t>(count), -1.0);
+    for (int i = 0; i < count; ++i) send[static_cast<size_t>(i)] = (rank + 1.0) * (i % 7 + 1);
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (MPI_Iallreduce(send.data(), recv.data(), count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request) != MPI_SUCCESS) {
+        ++g_failures;
+        return false;
+    }
+    redux_call_info info{};
+    redux_request_info(request, &info);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    const double ranks = size * (size + 1) / 2.0;
+    for (int i = 0; i < count; ++i) {
+        const double want = ranks * (i % 7 + 1);
+        if (std::fabs(recv[static_cast<size_t>(i)] - want) > 1e-9 * want) {
+            std::fprintf(stderr, "rank %d: nonblocking element %d is %g, not %g\n", rank, i,
+                         recv[static_cast<size_t>(i)], want);
+            ++g_failures;
+            break;
+        }
+    }
+    return info.deciding != 0;
+}
+
+// K5: rounds of three nonblocking calls and a blocking one, after the blocking calls have decided; the rounds until
+// a nonblocking call is no longer weighed (at most 40).
+int nonblocking_rounds(int count, int rank, int size) {
+    bool deciding = true;
+    int ran = 0;
+    for (int c = 0; c < redux::AutoSelect::kMaxCallsToDecide + 4 && deciding; ++c) {
+        call(true, count, MPI_SUM, 0, rank, size, ran, deciding);
+    }
+    int rounds = 0;
+    for (bool weighed = true; weighed && rounds < 40; ++rounds) {
+        weighed = false;
+        for (int k = 0; k < 3; ++k) weighed = nonblocking_call(count, rank, size) || weighed;
+        call(true, count, MPI_SUM, 0, rank, size, ran, deciding);
+    }
+    return rounds;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,7 +131,12 @@ int main(int argc, char** argv) {
                 {"K3", false, 700 + shift, named, 0},
                 {"K4", false, 600 + shift, unnamed, 0}};
     const int calls = decide ? redux::AutoSelect::kMaxCallsToDecide + 4 : 20;
+    if (argc > 1 && std::strcmp(argv[1], "nonblocking") == 0) {
+        const int rounds = nonblocking_rounds(2000 + shift, rank, size);
+        if (rank == 0) std::printf("K5 %d\n", rounds);
+    }
     for (const Key& key : keys) {
+        if (argc > 1 && std::strcmp(argv[1], "nonblocking") == 0) break;
         std::string ran_first;
         bool deciding = true;
         for (int c = 0; c < calls && (deciding || !decide); ++c) {

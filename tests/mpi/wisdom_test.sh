@@ -19,7 +19,9 @@
 #                 libredux's file and refuses (exit 1) any other; without REDUX_WISDOM the file is
 #                 $XDG_CACHE_HOME/libredux/wisdom.json, else $HOME/.cache/libredux/wisdom.json (folders made, links
 #                 beside it), and REDUX_WISDOM=off keeps none.
-#   wisdom_test.sh VENDOR MPIEXEC DRIVER basic RANKS | more REDUX_INFO      VENDOR: OpenMPI or MPICH
+#   nonblocking   at 3 ranks: the decision of a key's nonblocking calls joins the key's entry, and the next job
+#                 weighs that one decision alone against the library's own and keeps it.
+#   wisdom_test.sh VENDOR MPIEXEC DRIVER basic RANKS | more REDUX_INFO | nonblocking      VENDOR: OpenMPI or MPICH
 set -u
 vendor=$1 mpiexec=$2 driver=$3 what=$4 ranks=${5:-3} redux_info=${5:-}
 dir=$(mktemp -d /tmp/redux-wisdom-test.XXXXXX)
@@ -290,9 +292,31 @@ assert sorted(started) == [700, 1000, 3000], report('cache')
     cmp -s "$dir/wisdom.json" "$dir/original" || fail "redux-info changed the foreign file"
 }
 
+nonblocking() {
+    # The decision of the key's nonblocking calls joins its entry; a second job weighs that one decision alone
+    # against the library's own (one tree at most beside it: 16 weighed calls at most, where the first job may
+    # weigh six contenders), and keeps it in the entry.
+    job nb_first 3 nonblocking || return
+    job nb_second 3 nonblocking || return
+    check "$COMMON
+def decisions(name):
+    return [l for l in report(name) if l['event'] == 'auto nonblocking decision' and l['count'] == 2000]
+first, second = decisions('nb_first'), decisions('nb_second')
+assert len(first) == 1 and len(second) == 1, (first, second)
+entry = [e for e in entries() if e['call'].startswith('allreduce count=2000 ')]
+assert len(entry) == 1 and entry[0].get('nonblocking') == second[0]['nonblocking'], (entry, second)
+started = [l for l in report('nb_second') if l['event'] == 'new plan' and l['count'] == 2000]
+assert [l['wisdom'] for l in started] == ['started from'], started
+assert second[0]['nonblocking_calls'] <= 16, ('weighed alone against native', second[0])
+print('nonblocking calls weighed: first job', first[0]['nonblocking_calls'], first[0]['nonblocking'],
+      '; second', second[0]['nonblocking_calls'], second[0]['nonblocking'])
+"
+}
+
 case $what in
     basic) basic "$ranks" ;;
     more) more ;;
+    nonblocking) nonblocking ;;
     *) echo "unknown: $what" && exit 2 ;;
 esac
 [ "$failures" = 0 ] && echo "ok: wisdom $what" || exit 1

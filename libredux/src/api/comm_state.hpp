@@ -99,6 +99,10 @@ struct CachedPlan {
     // Under auto, what the key's nonblocking calls run (api/nonblocking_auto.hpp), made at the first of them; shared
     // with the operations that time them.
     std::shared_ptr<NonblockingTrials> nonblocking;
+    // What an earlier job's weighing of the key's nonblocking calls settled on (WisdomEntry::nonblocking), where the
+    // key started from the wisdom file: the weighing's one contender beside the library's own, and what the file
+    // keeps until this job's weighing decides.
+    std::string wisdom_nonblocking;
 };
 
 // What route() answers for a call that runs a plan (api/route.hpp): the plan and the facts of the call that the

@@ -3,6 +3,7 @@
 
 #include "api/planning.hpp"
 #include "api/route.hpp"
+#include "api/wisdom.hpp"
 #include "mpi/mpi_check.hpp"
 #include "mpi/yielding.hpp"
 
@@ -10,6 +11,27 @@
 #include <vector>
 
 namespace redux {
+namespace {
+
+// The trees weighed against the library's own: where an earlier job's weighing settled on one of the key's trees
+// (CachedPlan::wisdom_nonblocking), that tree alone, a re-check; where it settled on the library's own, the tree auto
+// decided for by blocking calls alone, if any; else every tree auto's trials measure, the one it decided for first.
+std::vector<int> contenders(const CachedPlan& cached, bool decided_tree) {
+    const AutoSelect& select = cached.auto_select;
+    if (cached.wisdom_nonblocking == "native")
+        return decided_tree ? std::vector<int>{select.tree()} : std::vector<int>{};
+    for (int k = 0; k < select.trees(); ++k) {
+        if (cached.trees[static_cast<size_t>(k)].name() == cached.wisdom_nonblocking) return {k};
+    }
+    std::vector<int> trees;
+    if (decided_tree) trees.push_back(select.tree());
+    for (int k = 0; k < select.trees(); ++k) {
+        if (!decided_tree || k != select.tree()) trees.push_back(k);
+    }
+    return trees;
+}
+
+}  // namespace
 
 int nonblocking_tree(const Route& route, std::shared_ptr<NonblockingTrials>& trials, int& trial) {
     trial = -1;
@@ -17,13 +39,8 @@ int nonblocking_tree(const Route& route, std::shared_ptr<NonblockingTrials>& tri
     const AutoSelect& select = cached.auto_select;
     const bool decided_tree = select.decided() && select.choice() == AutoSelect::Run::planned;
     if (select.native_excluded()) return decided_tree ? select.tree() : -1;
-    if (cached.nonblocking == nullptr) {  // the trees auto's trials measure, the one it decided for first
-        std::vector<int> trees;
-        if (decided_tree) trees.push_back(select.tree());
-        for (int k = 0; k < select.trees(); ++k) {
-            if (!decided_tree || k != select.tree()) trees.push_back(k);
-        }
-        cached.nonblocking = std::make_shared<NonblockingTrials>(trees);
+    if (cached.nonblocking == nullptr) {
+        cached.nonblocking = std::make_shared<NonblockingTrials>(contenders(cached, decided_tree));
     }
     const int tree = cached.nonblocking->start(trial);
     if (trial < 0) return tree;
@@ -73,6 +90,7 @@ int agree_nonblocking(CommState& state) {
         report.nonblocking_planned_s = t.tree_s();
         report.nonblocking_calls = t.calls();
         log_plan(state, cached, "auto nonblocking decision", true);
+        if (cached.auto_select.decided()) keep_decision(state, cached);  // the entry of the key's decisions, with it
     }
     return MPI_SUCCESS;
 }

@@ -153,6 +153,7 @@ int plan_for(CommState& state, const PlanKey& key, const void* own_data, MPI_Dat
         report.wisdom = started ? "started from" : "names no plan";
         if (started) {
             report.strategy = wisdom.entry->strategy;
+            cached->wisdom_nonblocking = wisdom.entry->nonblocking;
         } else {
             drop_decision(state, *cached);
         }

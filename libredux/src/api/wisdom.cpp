@@ -182,6 +182,12 @@ void keep_decision(const CommState& state, const CachedPlan& cached) {
     e.compute_call_s = cached.costs.compute_call_s;
     e.created_unix = static_cast<int64_t>(std::time(nullptr));
     e.second_look = select.second_look_pending();
+    const NonblockingTrials* nonblocking = cached.nonblocking.get();
+    e.nonblocking = cached.wisdom_nonblocking;  // until this job's weighing decides
+    if (nonblocking != nullptr && nonblocking->phase() == NonblockingTrials::Phase::native) e.nonblocking = "native";
+    if (nonblocking != nullptr && nonblocking->phase() == NonblockingTrials::Phase::tree) {
+        e.nonblocking = cached.trees[static_cast<size_t>(nonblocking->tree())].name();
+    }
     queue(state, {{std::move(e)}, {}});
 }
 

@@ -71,7 +71,8 @@ bool NonblockingTrials::agree(const std::vector<double>& agreed) {
             tree_ = trees_[k - 1];
         }
     }
-    phase_ = enough && tree_s_ < (1 - kTieMargin) * native_s_ ? Phase::tree : Phase::native;
+    phase_ =
+        enough && tree_s_ > 0 && tree_s_ < (1 - kTieMargin) * native_s_ ? Phase::tree : Phase::native;  // 0: no tree
     return true;
 }
 

@@ -3,7 +3,8 @@
 //    "entries": [{"job": "...", "call": "...", "strategy": "two-tree", "chosen_s": 2.1e-4, "native_s": 2.6e-4,
 //                 "compute_s": 1.2e-7, "compute_call_s": 4e-8, "created_unix": 1795000000}, ...]}
 // and "second_look": true on an entry whose decision is to be looked at again (absent: false), "lateness_s": [...] on
-// an arrival contender's (absent: empty).
+// an arrival contender's (absent: empty), "nonblocking": "native" or a tree's name on a key whose nonblocking calls
+// auto weighed (absent: empty).
 // newest first, at most kMaxWisdomEntries. "job" and "call" are texts api/wisdom.cpp makes (docs/usage.md shows
 // them); an entry is used only where both match whole.
 //
@@ -55,7 +56,8 @@ bool parse_entry(const json& j, WisdomEntry& entry) {
     }
     if (!valid_seconds(j, "chosen_s") || !valid_seconds(j, "native_s") || !valid_seconds(j, "compute_call_s") ||
         !j.contains("compute_s") || !j["compute_s"].is_number() || !j.contains("created_unix") ||
-        !j["created_unix"].is_number_integer() || (j.contains("second_look") && !j["second_look"].is_boolean())) {
+        !j["created_unix"].is_number_integer() || (j.contains("second_look") && !j["second_look"].is_boolean()) ||
+        (j.contains("nonblocking") && !j["nonblocking"].is_string())) {
         return false;
     }
     entry.job = j["job"].get<std::string>();
@@ -68,6 +70,7 @@ bool parse_entry(const json& j, WisdomEntry& entry) {
     entry.created_unix = j["created_unix"].get<int64_t>();
     entry.second_look = j.value("second_look", false);
     if (j.contains("lateness_s")) entry.lateness_s = j["lateness_s"].get<std::vector<double>>();
+    entry.nonblocking = j.value("nonblocking", std::string());
     return true;
 }
 
@@ -82,6 +85,7 @@ json to_json(const WisdomEntry& e) {
               {"created_unix", e.created_unix}};
     if (e.second_look) j["second_look"] = true;
     if (!e.lateness_s.empty()) j["lateness_s"] = e.lateness_s;
+    if (!e.nonblocking.empty()) j["nonblocking"] = e.nonblocking;
     return j;
 }
 

@@ -31,6 +31,9 @@ struct WisdomEntry {
     // The decision was the first round's, the runners-up not measured yet (AutoSelect's second look): a job that
     // starts from it takes that look. Absent from the file: false.
     bool second_look = false;
+    // What auto's weighing of the key's nonblocking calls settled on (api/nonblocking_auto.hpp): "native" or a tree's
+    // name, which a job starting from the entry weighs alone against the library's own. Absent: empty.
+    std::string nonblocking;
 };
 
 enum class WisdomStatus {
