@@ -138,9 +138,8 @@ CommState* find_comm_state(MPI_Comm user_comm) {
 }
 
 void note_stateless_nonblocking(MPI_Comm user_comm) {
-    if (find_comm_state(user_comm) != nullptr) return;  // also makes the keyvals
     int inter = 0, size = 0;
-    if (g_stateless_keyval == MPI_KEYVAL_INVALID || MPI_Comm_test_inter(user_comm, &inter) != MPI_SUCCESS || inter ||
+    if (ensure_keyvals() != MPI_SUCCESS || MPI_Comm_test_inter(user_comm, &inter) != MPI_SUCCESS || inter ||
         MPI_Comm_size(user_comm, &size) != MPI_SUCCESS || size < 2) {
         return;
     }

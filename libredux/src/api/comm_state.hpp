@@ -260,7 +260,8 @@ size_t live_comm_states();
 // same call): the first plan that needs d, or the wisdom file's job.
 int gather_topology_once(CommState& state);
 
-// A nonblocking reduction called on `user_comm` (an intracommunicator of 2 or more ranks) while it has no state: a
+// A nonblocking reduction called on `user_comm` (an intracommunicator of 2 or more ranks) while it has no state (the
+// caller has found none): a
 // mark on the communicator (an attribute, gone with it), set alike by every rank, so that its next MPI_Barrier makes
 // the state and the nonblocking calls after it can be kept (route.hpp, agree_at_barrier). Local.
 void note_stateless_nonblocking(MPI_Comm user_comm);
