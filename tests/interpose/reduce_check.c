@@ -5,7 +5,9 @@
  *      planned the first reduction, called kCallsToPlan times (REDUX_VERBOSE=1 must be set: rank 0 prints
  *      "libredux: new plan"; under auto a key's first two calls go to the MPI library's own reduce unplanned);
  *   2. every reduction equals a closed form computed here: integer sums big enough to be folded in several
- *      chunks, a maximum on doubles to a root other than 0, and MPI_IN_PLACE at a middle root.
+ *      chunks, a maximum on doubles to a root other than 0, MPI_IN_PLACE at a middle root, and MPI_Reduce_scatter
+ *      (planned as MPI_Reduce_scatter_block where every count is the same, and so reported; in place; counts
+ *      that differ).
  * Exit status 0 when every rank passed every check; rank 0 prints the verdict. */
 #include "probe.h"
 
@@ -13,6 +15,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int g_rank = 0;
 
@@ -85,6 +88,50 @@ static int check_in_place(int size) {
     return failures;
 }
 
+/* MPI_Reduce_scatter of the sum of (r + 1) * i + 1 over ranks r. With every count 7 (and 7 in place) it is
+ * MPI_Reduce_scatter_block's: planned at its third call (as check_int_sum); with counts that differ (7 + r at rank r)
+ * the library's own. */
+static int check_reduce_scatter(int size, int expect_plan) {
+    enum { kBlock = 7 };
+    const int total = size * kBlock + size * (size - 1) / 2;
+    int *send = malloc(sizeof(int) * (size_t)total);
+    int *recv = malloc(sizeof(int) * (size_t)total);
+    int *counts = malloc(sizeof(int) * (size_t)size);
+    for (int i = 0; i < total; ++i) send[i] = (g_rank + 1) * i + 1;
+    const long ranks_sum = (long)size * (size + 1) / 2;
+    int failures = 0;
+    for (int pass = 0; pass < 3; ++pass) { /* 0: every count the same; 1: the same, in place; 2: counts differ */
+        int first = 0;
+        for (int r = 0; r < size; ++r) {
+            counts[r] = pass < 2 ? kBlock : kBlock + r;
+            if (r < g_rank) first += counts[r];
+        }
+        const int calls = pass == 0 ? 3 : 1;
+        if (g_rank == 0 && expect_plan && pass == 0) redux_probe_capture_stderr();
+        for (int call = 0; call < calls; ++call) { /* every rank makes every call, whatever failed before */
+            if (pass == 1) memcpy(recv, send, sizeof(int) * (size_t)total);
+            failures += MPI_Reduce_scatter(pass == 1 ? MPI_IN_PLACE : send, recv, counts, MPI_INT, MPI_SUM,
+                                           MPI_COMM_WORLD) != MPI_SUCCESS;
+        }
+        if (g_rank == 0 && expect_plan && pass == 0 &&
+            !redux_probe_stderr_contains("libredux: new plan for reduce_scatter_block")) {
+            fprintf(stderr, "[rank 0] MPI_Reduce_scatter: libredux did not report planning it\n");
+            ++failures;
+        }
+        for (int i = 0; i < counts[g_rank]; ++i) {
+            const long want = ranks_sum * (first + i) + size;
+            if (recv[i] != want) {
+                failures += fail("MPI_Reduce_scatter", i, recv[i], (double)want);
+                break;
+            }
+        }
+    }
+    free(send);
+    free(recv);
+    free(counts);
+    return failures;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int size = 1;
@@ -98,6 +145,7 @@ int main(int argc, char **argv) {
     failures += check_int_sum(size, size >= 2);
     failures += check_double_max(size);
     failures += check_in_place(size);
+    failures += check_reduce_scatter(size, size >= 2);
 
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

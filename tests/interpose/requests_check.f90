@@ -14,7 +14,9 @@
 !      MPI_TESTANY, MPI_TESTSOME, and MPI_WAITALL after a loop of MPI_REQUEST_GET_STATUS, each index seen once and
 !      MPI_UNDEFINED once none is active; then MPI_REQUEST_FREE. A completed nonblocking or freed request must read
 !      MPI_REQUEST_NULL. On a communicator of its own, MPI_IALLREDUCE between MPI_BARRIERs and no blocking reduction:
-!      libredux's from the third call on (the barriers make the state and plan the key).
+!      libredux's from the third call on (the barriers make the state and plan the key). MPI_REDUCE_SCATTER,
+!      MPI_IREDUCE_SCATTER and the persistent init with every count the same are MPI_REDUCE_SCATTER_BLOCK's (the
+!      requests libredux's where planned); with counts that differ, the library's own (its request never libredux's).
 ! A request that never completes hangs the program until ctest's timeout. The persistent part is built where the
 ! MPI's Fortran has persistent reductions (REDUX_PERSISTENT_MPI: MPI 4.0's names, REDUX_PERSISTENT_MPIX: Open MPI
 ! 4.1's) and otherwise skipped, which rank 0 says. MPICH 4.0's own persistent reductions (native, one rank) are
@@ -32,10 +34,12 @@ program requests_check_f
 #define ALLREDUCE_INIT MPIX_ALLREDUCE_INIT
 #define REDUCE_INIT MPIX_REDUCE_INIT
 #define REDUCE_SCATTER_BLOCK_INIT MPIX_REDUCE_SCATTER_BLOCK_INIT
+#define REDUCE_SCATTER_INIT MPIX_REDUCE_SCATTER_INIT
 #elif defined(REDUX_PERSISTENT_MPI)
 #define ALLREDUCE_INIT MPI_ALLREDUCE_INIT
 #define REDUCE_INIT MPI_REDUCE_INIT
 #define REDUCE_SCATTER_BLOCK_INIT MPI_REDUCE_SCATTER_BLOCK_INIT
+#define REDUCE_SCATTER_INIT MPI_REDUCE_SCATTER_INIT
 #endif
 
     include 'probe.inc'
@@ -65,6 +69,7 @@ program requests_check_f
     call nonblocking_allreduce()
     call nonblocking_reduce()
     call nonblocking_reduce_scatter_block()
+    call reduce_scatter()
     call nonblocking_between_barriers()
 #if defined(ALLREDUCE_INIT)
     call persistent()
@@ -77,9 +82,9 @@ program requests_check_f
 contains
 
     subroutine check_symbols()
-        character(len=32), parameter :: symbols(9) = [character(len=32) :: 'mpi_iallreduce_', 'mpi_ireduce_', &
+        character(len=32), parameter :: symbols(11) = [character(len=32) :: 'mpi_iallreduce_', 'mpi_ireduce_', &
             'mpi_ireduce_scatter_block_', 'mpi_wait_', 'mpi_waitall_', 'mpi_test_', 'mpi_start_', 'mpi_request_free_', &
-            'mpi_barrier_']
+            'mpi_barrier_', 'mpi_reduce_scatter_', 'mpi_ireduce_scatter_']
         integer :: k
         do k = 1, size(symbols)
             if (probe_symbol_in_libredux(trim(symbols(k)) // c_null_char) /= 1) call fail(trim(symbols(k)))
@@ -181,6 +186,60 @@ contains
             call fail('MPI_WAITALL: the receive''s status does not name its source and tag')
         end if
         call check_sums(recv, rank * block + 1, 5, 'MPI_IREDUCE_SCATTER_BLOCK + MPI_WAITALL')
+    end subroutine
+
+    ! MPI_REDUCE_SCATTER with every count `block` (the key MPI_REDUCE_SCATTER_BLOCK planned above), nonblocking and
+    ! persistent; then counts that differ (block + r at rank r), which are the library's own.
+    subroutine reduce_scatter()
+        integer :: send(nranks * (block + nranks)), recv(block + nranks), counts(nranks), request, r, k, first
+        counts = block
+        call fill(send(1:nranks * block), 40)
+        call MPI_REDUCE_SCATTER(send, recv, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+        call check_ierr('MPI_REDUCE_SCATTER')
+        call check_sums(recv(1:block), rank * block + 1, 40, 'MPI_REDUCE_SCATTER, every count the same')
+        call fill(send(1:nranks * block), 41)
+        recv = -1
+        call MPI_IREDUCE_SCATTER(send, recv, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, request, ierr)
+        call check_ierr('MPI_IREDUCE_SCATTER')
+        call check_ours(request, 'MPI_IREDUCE_SCATTER')
+        call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+        call check_ierr('MPI_WAIT on MPI_IREDUCE_SCATTER')
+        call check_sums(recv(1:block), rank * block + 1, 41, 'MPI_IREDUCE_SCATTER + MPI_WAIT')
+#if defined(REDUCE_SCATTER_INIT)
+        call REDUCE_SCATTER_INIT(send, recv, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, request, ierr)
+        call check_ierr('REDUCE_SCATTER_INIT')
+        call check_ours(request, 'REDUCE_SCATTER_INIT')
+        do k = 42, 43
+            call fill(send(1:nranks * block), k)
+            recv = -1
+            call MPI_START(request, ierr)
+            call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+            call check_ierr('MPI_START, MPI_WAIT on REDUCE_SCATTER_INIT')
+            call check_sums(recv(1:block), rank * block + 1, k, 'persistent reduce-scatter')
+        end do
+        call MPI_REQUEST_FREE(request, ierr)
+        call check_ierr('MPI_REQUEST_FREE on REDUCE_SCATTER_INIT')
+#endif
+        do r = 1, nranks
+            counts(r) = block + r - 1
+        end do
+        first = rank * block + rank * (rank - 1) / 2 + 1
+        call fill(send(1:sum(counts)), 44)
+        recv = -1
+        call MPI_REDUCE_SCATTER(send, recv, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+        call check_ierr('MPI_REDUCE_SCATTER, counts that differ')
+        call check_sums(recv(1:block + rank), first, 44, 'MPI_REDUCE_SCATTER, counts that differ')
+        if (nranks > 1) then
+            call fill(send(1:sum(counts)), 45)
+            recv = -1
+            call MPI_IREDUCE_SCATTER(send, recv, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, request, ierr)
+            call check_ierr('MPI_IREDUCE_SCATTER, counts that differ')
+            if (probe_request_is_libredux(request) /= 0) call fail('MPI_IREDUCE_SCATTER, counts that differ: ' // &
+                'the request is not the library''s own')
+            call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+            call check_ierr('MPI_WAIT on MPI_IREDUCE_SCATTER, counts that differ')
+            call check_sums(recv(1:block + rank), first, 45, 'MPI_IREDUCE_SCATTER, counts that differ')
+        end if
     end subroutine
 
 #if defined(ALLREDUCE_INIT)

@@ -83,6 +83,15 @@ int redux_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 int redux_reduce_scatter_block_ex(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                   MPI_Comm comm, const redux_options *options, redux_call_info *info);
 
+/* MPI_Reduce_scatter's contract (MPI standard, "Reduce-Scatter"): rank i receives recvcounts[i] elements, its part
+ * of the reduction of every rank's vector of recvcounts[0] + ... + recvcounts[size-1] elements. Where every count is
+ * the same (the standard asks every rank for the same recvcounts, so every rank finds this alike) it is
+ * redux_reduce_scatter_block of that count, planned the same way; where the counts differ, or on an
+ * inter-communicator, it is the library's own MPI_Reduce_scatter. Linking libredux also makes MPI_Reduce_scatter,
+ * MPI_Ireduce_scatter and MPI_Reduce_scatter_init (Open MPI 4.1: MPIX_Reduce_scatter_init) go the same way. */
+int redux_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm);
+
 /* MPI_Ireduce, MPI_Iallreduce, MPI_Ireduce_scatter_block and the persistent MPI_Reduce_init, MPI_Allreduce_init and
  * MPI_Reduce_scatter_block_init (Open MPI 4.1: MPIX_*_init) are libredux's too, linked or preloaded: where it has a
  * plan for the call (docs/usage.md says when) it returns a request of its own, which every completion call takes.

@@ -26,6 +26,11 @@ REDUX_INTERNAL int redux_reduce_scatter_block_raw(const void *sendbuf, void *rec
                                                   redux_raw_handle datatype, redux_raw_handle op,
                                                   redux_raw_handle comm);
 
+/* MPI_Reduce_scatter's recvcounts where every rank's count is the same: that count, and the call is
+ * MPI_Reduce_scatter_block's of it; -1 where the counts differ or the library's own call should answer (no counts,
+ * MPI_COMM_NULL, an inter-communicator, MPI not running, a negative count). */
+REDUX_INTERNAL int redux_block_count_raw(const int *recvcounts, redux_raw_handle comm);
+
 /* MPI_Barrier: a point where the ranks agree on their nonblocking reductions (route.hpp, agree_at_barrier), then the
  * library's own barrier. */
 REDUX_INTERNAL int redux_barrier_raw(redux_raw_handle comm);

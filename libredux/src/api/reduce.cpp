@@ -232,6 +232,29 @@ extern "C" int redux_reduce_scatter_block_raw(const void* sendbuf, void* recvbuf
                                (MPI_Datatype)datatype, (MPI_Op)op, (MPI_Comm)comm, nullptr, nullptr);
 }
 
+// MPI_Reduce_scatter with every count the same is MPI_Reduce_scatter_block of that count (redux.h).
+extern "C" int redux_block_count_raw(const int* recvcounts, redux_raw_handle comm) {
+    const auto c = (MPI_Comm)comm;
+    int inter = 0, size = 0;
+    if (recvcounts == nullptr || c == MPI_COMM_NULL || !redux::mpi_running() ||
+        MPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter != 0 || MPI_Comm_size(c, &size) != MPI_SUCCESS ||
+        recvcounts[0] < 0) {
+        return -1;
+    }
+    for (int i = 1; i < size; ++i) {
+        if (recvcounts[i] != recvcounts[0]) return -1;
+    }
+    return recvcounts[0];
+}
+
+extern "C" int redux_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                    MPI_Op op, MPI_Comm comm) {
+    const int count = redux_block_count_raw(recvcounts, (redux_raw_handle)comm);
+    if (count < 0) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    return redux::family_entry(redux::Collective::reduce_scatter_block, sendbuf, recvbuf, count, datatype, op, comm,
+                               nullptr, nullptr);
+}
+
 // MPI_Barrier (interpose/mpi_requests.c): the agreements on the communicator's nonblocking reductions a blocking
 // reduction would make (agree_at_barrier, route.hpp), then the library's own barrier.
 extern "C" int redux_barrier_raw(redux_raw_handle comm) {

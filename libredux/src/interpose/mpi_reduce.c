@@ -1,8 +1,8 @@
 /* Interposition: the application's MPI_Reduce, MPI_Allreduce and MPI_Reduce_scatter_block become redux_reduce,
- * redux_allreduce and redux_reduce_scatter_block; MPI_Op_create and MPI_Op_free are the library's, and libredux
- * notes which function each user op runs (the wisdom file names a user op by it). Nothing else lives here.
- * Linked before the MPI library (-lredux) or preloaded (LD_PRELOAD=libredux.so), this definition wins over
- * the library's; redux_reduce calls the library's own as PMPI_Reduce where it should not act.
+ * redux_allreduce and redux_reduce_scatter_block (MPI_Reduce_scatter too, where every count is the same); MPI_Op_create
+ * and MPI_Op_free are the library's, and libredux notes which function each user op runs (the wisdom file names a user
+ * op by it). Nothing else lives here. Linked before the MPI library (-lredux) or preloaded (LD_PRELOAD=libredux.so),
+ * this definition wins over the library's; redux_reduce calls the library's own as PMPI_Reduce where it should not act.
  * The Fortran bindings are in mpi_reduce_f.c.
  *
  * No <mpi.h> here: the handles are taken as pointer-wide integers (api/raw_call.h), so that under another MPI than
@@ -41,6 +41,20 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
                              redux_raw_handle op, redux_raw_handle comm) {
     if (redux_foreign_mpi()) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     return redux_reduce_scatter_block_raw(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+/* MPI_Reduce_scatter: MPI_Reduce_scatter_block's where every count is the same (redux_block_count_raw), else the
+ * library's own. */
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, redux_raw_handle datatype,
+                        redux_raw_handle op, redux_raw_handle comm);
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, redux_raw_handle datatype,
+                       redux_raw_handle op, redux_raw_handle comm);
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, redux_raw_handle datatype,
+                       redux_raw_handle op, redux_raw_handle comm) {
+    const int count = redux_foreign_mpi() ? -1 : redux_block_count_raw(recvcounts, comm);
+    if (count < 0) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    return redux_reduce_scatter_block_raw(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Op_create(void *function, int commute, void *op);

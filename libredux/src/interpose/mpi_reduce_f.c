@@ -1,5 +1,5 @@
-/* Interposition for Fortran: MPI_REDUCE, MPI_ALLREDUCE and MPI_REDUCE_SCATTER_BLOCK called from mpif.h or `use mpi`
- * become redux_reduce, redux_allreduce and redux_reduce_scatter_block (the last two the same way as the first).
+/* Interposition for Fortran: MPI_REDUCE, MPI_ALLREDUCE, MPI_REDUCE_SCATTER_BLOCK and MPI_REDUCE_SCATTER called from
+ * mpif.h or `use mpi` become redux_reduce, redux_allreduce, redux_reduce_scatter_block and redux_reduce_scatter.
  *
  * Open MPI's Fortran bindings call PMPI_Reduce, not MPI_Reduce, so the C definition in mpi_reduce.c never sees
  * a Fortran program's reduce. These definitions take the place of the MPI library's Fortran symbols, one per name
@@ -47,3 +47,18 @@ static void family_f(c_family entry, void *sendbuf, void *recvbuf, MPI_Fint *cou
 
 REDUX_FAMILY_F(mpi_allreduce, MPI_ALLREDUCE, redux_allreduce)
 REDUX_FAMILY_F(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, redux_reduce_scatter_block)
+
+/* MPI_REDUCE_SCATTER: (sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr); redux_reduce_scatter decides between
+ * MPI_Reduce_scatter_block's way and the library's own. */
+static void reduce_scatter_f(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op,
+                             MPI_Fint *comm, MPI_Fint *ierr, const char *name, redux_fortran_function *cached) {
+    REDUX_FORTRAN_ENTER(fortran_family, sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr);
+    *ierr = (MPI_Fint)redux_reduce_scatter(redux_fortran_buffer(sendbuf, 1), redux_fortran_buffer(recvbuf, 0),
+                                           (const int *)recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op),
+                                           MPI_Comm_f2c(*comm));
+}
+
+REDUX_FORTRAN_CALL(mpi_reduce_scatter, MPI_REDUCE_SCATTER, reduce_scatter_f,
+                   (void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op,
+                    MPI_Fint *comm, MPI_Fint *ierr),
+                   (sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr))

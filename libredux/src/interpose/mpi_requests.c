@@ -1,5 +1,6 @@
 /* Interposition of the nonblocking and persistent reductions and of the calls that complete or start requests
- * (api/nonblocking.cpp, api/completion.cpp): MPI_Ireduce, MPI_Iallreduce, MPI_Ireduce_scatter_block, MPI_Barrier
+ * (api/nonblocking.cpp, api/completion.cpp): MPI_Ireduce, MPI_Iallreduce, MPI_Ireduce_scatter_block (and
+ * MPI_Ireduce_scatter, where every count is the same), MPI_Barrier
  * (where the ranks agree on them); the persistent
  * inits under MPI 4.0's names (MPICH 4) and Open MPI 4.1's extension names (MPIX_, mpi-ext.h); MPI_Wait, MPI_Test
  * and their families, MPI_Request_get_status, MPI_Start, MPI_Startall and MPI_Request_free. As in mpi_reduce.c, no
@@ -22,12 +23,15 @@ static int library_only(void) { return redux_foreign_mpi() || redux_library_only
 int PMPI_Ireduce(const void *, void *, int, H, H, int, H, void *);
 int PMPI_Iallreduce(const void *, void *, int, H, H, H, void *);
 int PMPI_Ireduce_scatter_block(const void *, void *, int, H, H, H, void *);
+int PMPI_Ireduce_scatter(const void *, void *, const int *, H, H, H, void *);
 int PMPI_Reduce_init(const void *, void *, int, H, H, int, H, H, void *) REDUX_WEAK;
 int PMPI_Allreduce_init(const void *, void *, int, H, H, H, H, void *) REDUX_WEAK;
 int PMPI_Reduce_scatter_block_init(const void *, void *, int, H, H, H, H, void *) REDUX_WEAK;
 int PMPIX_Reduce_init(const void *, void *, int, H, H, int, H, H, void *) REDUX_WEAK;
 int PMPIX_Allreduce_init(const void *, void *, int, H, H, H, H, void *) REDUX_WEAK;
 int PMPIX_Reduce_scatter_block_init(const void *, void *, int, H, H, H, H, void *) REDUX_WEAK;
+int PMPI_Reduce_scatter_init(const void *, void *, const int *, H, H, H, H, void *) REDUX_WEAK;
+int PMPIX_Reduce_scatter_init(const void *, void *, const int *, H, H, H, H, void *) REDUX_WEAK;
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, H datatype, H op, int root, H comm, void *request) {
     if (library_only()) return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
@@ -43,6 +47,16 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               void *request) {
     if (library_only()) return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     return redux_istart_raw(REDUX_RAW_REDUCE_SCATTER_BLOCK, 0, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, 0,
+                            request);
+}
+
+/* MPI_Ireduce_scatter: MPI_Ireduce_scatter_block's where every count is the same (redux_block_count_raw), else the
+ * library's own. */
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, H datatype, H op, H comm,
+                        void *request) {
+    const int count = library_only() ? -1 : redux_block_count_raw(recvcounts, comm);
+    if (count < 0) return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    return redux_istart_raw(REDUX_RAW_REDUCE_SCATTER_BLOCK, 0, sendbuf, recvbuf, count, datatype, op, 0, comm, 0,
                             request);
 }
 
@@ -99,6 +113,26 @@ int MPIX_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvc
                                    void *request) {
     return allreduce_init(REDUX_RAW_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, comm, info,
                           request);
+}
+
+/* MPI_Reduce_scatter_init: as MPI_Ireduce_scatter, the counts read at the init. */
+static int reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, H datatype, H op, H comm,
+                               H info, void *request) {
+    const int count = library_only() ? -1 : redux_block_count_raw(recvcounts, comm);
+    if (count < 0) {
+        int (*library)(const void *, void *, const int *, H, H, H, H, void *) =
+            PMPI_Reduce_scatter_init != 0 ? PMPI_Reduce_scatter_init : PMPIX_Reduce_scatter_init;
+        return library(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    }
+    return allreduce_init(REDUX_RAW_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, H datatype, H op, H comm, H info,
+                            void *request) {
+    return reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+}
+int MPIX_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, H datatype, H op, H comm,
+                             H info, void *request) {
+    return reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
 }
 
 int PMPI_Wait(void *, void *);

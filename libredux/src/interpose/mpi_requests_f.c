@@ -1,5 +1,6 @@
 /* Interposition for Fortran (mpif.h, `use mpi`) of the nonblocking and persistent reductions and of the calls that
- * complete or start requests; mpi_requests.c is the C side. MPI_IREDUCE, MPI_IALLREDUCE, MPI_IREDUCE_SCATTER_BLOCK;
+ * complete or start requests; mpi_requests.c is the C side. MPI_IREDUCE, MPI_IALLREDUCE, MPI_IREDUCE_SCATTER_BLOCK,
+ * MPI_IREDUCE_SCATTER;
  * the persistent inits under MPI 4.0's names (MPICH 4's Fortran: mpi_allreduce_init_) and Open MPI 4.1's extension
  * names (mpix_allreduce_init_, declared by `use mpi_ext`), both names defined as in C; MPI_WAIT, MPI_TEST and their
  * families, MPI_REQUEST_GET_STATUS, MPI_START, MPI_STARTALL and MPI_REQUEST_FREE; MPI_BARRIER. Each is defined in the
@@ -84,6 +85,27 @@ static void allreduce_init_f(int collective, void *sendbuf, void *recvbuf, MPI_F
     start_f(collective, 1, sendbuf, recvbuf, count, datatype, op, NULL, comm, info, request, ierr);
 }
 
+/* MPI_IREDUCE_SCATTER and MPI_REDUCE_SCATTER_INIT (`info` NULL for the first): MPI_IREDUCE_SCATTER_BLOCK's and its
+ * init's where every count is the same (redux_block_count_raw), else the library's own. */
+static void reduce_scatter_start_f(int persistent, void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
+                                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                                   MPI_Fint *ierr, const char *name, redux_fortran_function *cached) {
+    const MPI_Fint count = redux_foreign_mpi()
+                               ? -1
+                               : redux_block_count_raw((const int *)recvcounts, (redux_raw_handle)MPI_Comm_f2c(*comm));
+    if (count < 0 && persistent) {
+        ((buffers_7)redux_fortran_library(name, cached))(sendbuf, recvbuf, recvcounts, datatype, op, comm, info,
+                                                         request, ierr);
+    } else if (count < 0) {
+        ((buffers_6)redux_fortran_library(name, cached))(sendbuf, recvbuf, recvcounts, datatype, op, comm, request,
+                                                         ierr);
+    } else {
+        redux_fortran_ready();
+        start_f(REDUX_RAW_REDUCE_SCATTER_BLOCK, persistent, sendbuf, recvbuf, &count, datatype, op, NULL, comm, info,
+                request, ierr);
+    }
+}
+
 #define REDUX_BUFFERS_F void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op
 #define REDUX_REDUCE_INIT_F(lower, upper)                                                                          \
     REDUX_FORTRAN_CALL(                                                                                            \
@@ -110,6 +132,15 @@ REDUX_ALLREDUCE_INIT_F(mpi_allreduce_init, MPI_ALLREDUCE_INIT, REDUX_RAW_ALLREDU
 REDUX_ALLREDUCE_INIT_F(mpix_allreduce_init, MPIX_ALLREDUCE_INIT, REDUX_RAW_ALLREDUCE)
 REDUX_ALLREDUCE_INIT_F(mpi_reduce_scatter_block_init, MPI_REDUCE_SCATTER_BLOCK_INIT, REDUX_RAW_REDUCE_SCATTER_BLOCK)
 REDUX_ALLREDUCE_INIT_F(mpix_reduce_scatter_block_init, MPIX_REDUCE_SCATTER_BLOCK_INIT, REDUX_RAW_REDUCE_SCATTER_BLOCK)
+REDUX_FORTRAN_CALL(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, reduce_scatter_start_f,
+                   (REDUX_BUFFERS_F, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),
+                   (0, sendbuf, recvbuf, count, datatype, op, comm, NULL, request, ierr))
+#define REDUX_REDUCE_SCATTER_INIT_F(lower, upper)                                                                \
+    REDUX_FORTRAN_CALL(lower, upper, reduce_scatter_start_f,                                                     \
+                       (REDUX_BUFFERS_F, MPI_Fint * comm, MPI_Fint * info, MPI_Fint * request, MPI_Fint * ierr), \
+                       (1, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr))
+REDUX_REDUCE_SCATTER_INIT_F(mpi_reduce_scatter_init, MPI_REDUCE_SCATTER_INIT)
+REDUX_REDUCE_SCATTER_INIT_F(mpix_reduce_scatter_init, MPIX_REDUCE_SCATTER_INIT)
 
 /* ---- Statuses and arrays ----------------------------------------------------------------------------------- */
 

@@ -2,7 +2,7 @@
  * persistent reductions through the C functions (MPI_Iallreduce, which mpi_requests.c defines), but complete and
  * start requests through the library's own (PMPI_Wait, ...), which never complete a request of libredux's: a
  * program of that binding would hang in its wait. So the reductions it starts are the library's: libredux defines
- * MPICH's f08 procedures of the six calls (mpi_iallreduce_f08ts_, ..., and their MPI 4.0 large-count forms), and
+ * MPICH's f08 procedures of the eight calls (mpi_iallreduce_f08ts_, ..., and their MPI 4.0 large-count forms), and
  * each marks the thread (redux_library_only) while it runs the library's own, which mpi_requests.c then passes to
  * PMPI_. The f08 binding's blocking reductions stay libredux's: they need no completion call. Open MPI's f08
  * binding calls internal symbols (ompi_iallreduce_f, ompi_wait_f) and never reaches libredux's calls.
@@ -41,16 +41,20 @@ typedef void (*pointers_10)(void *, void *, void *, void *, void *, void *, void
         REDUX_F08_LIBRARY(symbol, pointers_10, a, b, c, d, e, f, g, h, i, j);                               \
     }
 
-/* (sendbuf, recvbuf, count, datatype, op, [root,] comm, [info,] request, ierror) */
+/* (sendbuf, recvbuf, count or recvcounts, datatype, op, [root,] comm, [info,] request, ierror) */
 REDUX_F08_8(mpi_iallreduce_f08ts_)
 REDUX_F08_8(mpi_iallreduce_f08ts_large_)
 REDUX_F08_8(mpi_ireduce_scatter_block_f08ts_)
 REDUX_F08_8(mpi_ireduce_scatter_block_f08ts_large_)
+REDUX_F08_8(mpi_ireduce_scatter_f08ts_)
+REDUX_F08_8(mpi_ireduce_scatter_f08ts_large_)
 REDUX_F08_9(mpi_ireduce_f08ts_)
 REDUX_F08_9(mpi_ireduce_f08ts_large_)
 REDUX_F08_9(mpi_allreduce_init_f08ts_)
 REDUX_F08_9(mpi_allreduce_init_f08ts_large_)
 REDUX_F08_9(mpi_reduce_scatter_block_init_f08ts_)
 REDUX_F08_9(mpi_reduce_scatter_block_init_f08ts_large_)
+REDUX_F08_9(mpi_reduce_scatter_init_f08ts_)
+REDUX_F08_9(mpi_reduce_scatter_init_f08ts_large_)
 REDUX_F08_10(mpi_reduce_init_f08ts_)
 REDUX_F08_10(mpi_reduce_init_f08ts_large_)
