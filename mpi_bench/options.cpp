@@ -117,19 +117,22 @@ const std::vector<KnownAlgorithm>& known_algorithms() {
 }
 
 // Where an algorithm of REDUX_FAMILY_ALGORITHMS applies, as redux/algorithms.h documents them: recursive doubling
-// to allreduce, the ring and late-rank to allreduce and reduce_scatter_block, reduce-scatter (recursive halving) to
-// every collective (for reduce: Rabenseifner's reduce).
+// to allreduce, the ring, late-rank and allgather to allreduce and reduce_scatter_block, reduce-scatter (recursive
+// halving) to every collective (for reduce: Rabenseifner's reduce).
+bool not_reduce(redux_algorithm algorithm) {
+    return algorithm == REDUX_ALGORITHM_RING || algorithm == REDUX_ALGORITHM_LATE_RANK ||
+           algorithm == REDUX_ALGORITHM_ALLGATHER;
+}
+
 bool family_applies(redux_algorithm algorithm, Collective collective) {
     if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING) return collective == Collective::allreduce;
-    if (algorithm == REDUX_ALGORITHM_RING || algorithm == REDUX_ALGORITHM_LATE_RANK)
-        return collective != Collective::reduce;
+    if (not_reduce(algorithm)) return collective != Collective::reduce;
     return true;
 }
 
 std::string family_collectives(redux_algorithm algorithm) {
     if (algorithm == REDUX_ALGORITHM_RECURSIVE_DOUBLING) return "--collective allreduce only";
-    if (algorithm == REDUX_ALGORITHM_RING || algorithm == REDUX_ALGORITHM_LATE_RANK)
-        return "--collective allreduce and reduce_scatter_block only";
+    if (not_reduce(algorithm)) return "--collective allreduce and reduce_scatter_block only";
     return "every collective";
 }
 

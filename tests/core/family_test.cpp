@@ -10,6 +10,8 @@
 //    order), with active index q holding block bit_reverse(q) after the halving.
 //  - The predictions on hand-worked cases, the textbook costs of Thakur, Rabenseifner & Gropp (2005) at a power
 //    of two, the element counts of the simulated allreduce, and which algorithm wins where it must.
+//  - allgather's prediction by hand, and that it beats recursive doubling where latency dominates, not on long
+//    vectors.
 //  - family_pieces' bounds, the names and values, even_block_begin.
 //  - DynBatches (tree-dyn's batches): a tree over k holders with position 0 at its top, made once per k; with c = 0
 //    as fast as the doubling bound ceil(log2 k) d (each transfer at most doubles the holders that have folded
@@ -604,6 +606,34 @@ TEST(FamilyPrediction, RecursiveDoublingWinsWhenLatencyDominates) {
     }
 }
 
+TEST(FamilyPrediction, AllgatherHandWorked) {
+    // p = 4, d = c = 1, no latency: the three vectors arrive at 1, 2, 3 and each is folded once in: 4.
+    const Costs unit = make_costs(1.0, 1.0);
+    EXPECT_NEAR(predict_allgather(4, unit, 0.0, Collective::allreduce), 4.0, kEps);
+    // Folds slower than arrivals: the first arrives at 1, then three folds of 2 back to back: 7.
+    EXPECT_NEAR(predict_allgather(4, make_costs(1.0, 2.0), 0.0, Collective::allreduce), 7.0, kEps);
+    // A latency of 0.5 within d: the j-th arrives at 0.5 + 0.5 j; folds of 0.25 keep up: 0.5 + 1.5 + 0.25.
+    EXPECT_NEAR(predict_allgather(4, make_costs(1.0, 0.25), 0.5, Collective::allreduce), 2.25, kEps);
+    // Reduce-scatter-block: pieces of a quarter, d = c = 1 and no latency: arrivals at 0.25, 0.5, 0.75, then a fold.
+    EXPECT_NEAR(predict_allgather(4, unit, 0.0, Collective::reduce_scatter_block), 1.0, kEps);
+    EXPECT_NEAR(predict_allgather(1, unit, 0.5, Collective::allreduce), 0.0, kEps);
+}
+
+TEST(FamilyPrediction, AllgatherWinsWhereLatencyDominatesAndFoldsAreCheap) {
+    // Every message all latency (1), a cheap op (0.01): one latency and p - 1 folds against recursive doubling's
+    // lg P (and more where p is not a power of two).
+    const Costs small = make_costs(1.0, 0.01);
+    for (int32_t p = 3; p <= 20; ++p) {
+        EXPECT_LT(predict_allgather(p, small, 1.0, Collective::allreduce),
+                  predict_recursive_doubling(FamilyShape(p), small, 1.0))
+            << "p = " << p;
+    }
+    // Long vectors: every rank moves the whole vector p - 1 times, recursive halving 2 (p - 1) / p of it.
+    const Costs big = make_costs(1.0, 0.01);
+    EXPECT_GT(predict_allgather(8, big, 0.0, Collective::allreduce),
+              predict_reduce_scatter(FamilyShape(8), big, 0.0, {}, Collective::allreduce));
+}
+
 TEST(FamilyPrediction, MorePiecesNeverCostMoreAndCostsOnlyAdd) {
     for (int32_t p : {2, 3, 8, 12, 17}) {
         const FamilyShape shape(p);
@@ -711,7 +741,7 @@ TEST(FamilyPieces, OnePerPieceBytesBetweenOneAndTheMost) {
 TEST(FamilyNames, NamesAndValuesRoundTrip) {
     for (FamilyAlgorithm algorithm :
          {FamilyAlgorithm::recursive_doubling, FamilyAlgorithm::reduce_scatter, FamilyAlgorithm::ring,
-          FamilyAlgorithm::arrival_tree, FamilyAlgorithm::late_rank}) {
+          FamilyAlgorithm::arrival_tree, FamilyAlgorithm::late_rank, FamilyAlgorithm::allgather}) {
         SCOPED_TRACE(std::string(family_name(algorithm)));
         EXPECT_EQ(parse_family(family_name(algorithm)), algorithm);
         EXPECT_EQ(family_of(public_family(algorithm)), algorithm);
@@ -727,6 +757,7 @@ TEST(FamilyNames, NamesAndValuesRoundTrip) {
     EXPECT_EQ(REDUX_ALGORITHM_RING, 19);
     EXPECT_EQ(REDUX_ALGORITHM_ARRIVAL_TREE, 20);
     EXPECT_EQ(REDUX_ALGORITHM_LATE_RANK, 21);
+    EXPECT_EQ(REDUX_ALGORITHM_ALLGATHER, 22);
     EXPECT_EQ(parse_family("recursive_doubling"), FamilyAlgorithm::recursive_doubling);  // '_' for '-'
     EXPECT_EQ(parse_family("reduce_scatter"), FamilyAlgorithm::reduce_scatter);
     EXPECT_EQ(parse_family("tree_dyn"), FamilyAlgorithm::tree_dyn);
@@ -752,7 +783,8 @@ TEST(FamilyNames, EveryOtherAlgorithmValueIsNoFamily) {
     for (int value = -2; value <= 64; ++value) {
         if (value == REDUX_ALGORITHM_RECURSIVE_DOUBLING || value == REDUX_ALGORITHM_REDUCE_SCATTER ||
             value == REDUX_ALGORITHM_TREE_DYN || value == REDUX_ALGORITHM_RING ||
-            value == REDUX_ALGORITHM_ARRIVAL_TREE || value == REDUX_ALGORITHM_LATE_RANK) {
+            value == REDUX_ALGORITHM_ARRIVAL_TREE || value == REDUX_ALGORITHM_LATE_RANK ||
+            value == REDUX_ALGORITHM_ALLGATHER) {
             continue;
         }
         EXPECT_FALSE(family_of(value).has_value()) << "value " << value;

@@ -104,7 +104,7 @@ TEST(WriteBounds, RepeatedCalls) {
     for (CollectiveKind kind : kKinds) {
         for (redux_algorithm algorithm :
              {REDUX_ALGORITHM_AUTO, REDUX_ALGORITHM_OPTIMAL, REDUX_ALGORITHM_TWO_TREE, REDUX_ALGORITHM_REDUCE_SCATTER,
-              REDUX_ALGORITHM_RING, REDUX_ALGORITHM_LATE_RANK}) {
+              REDUX_ALGORITHM_RING, REDUX_ALGORITHM_LATE_RANK, REDUX_ALGORITHM_ALLGATHER}) {
             for (int repeat = 0; repeat < 6; ++repeat) {
                 CollectiveCall call;
                 call.kind = kind;

@@ -48,7 +48,9 @@
  * MPI_Allreduce and MPI_Reduce_scatter_block of commutative ops: the ranks but one reduce-scatter among themselves
  * while the one expected last is away, and it joins with one message to each and gets its result from them (under
  * auto, the rank the key's arrivals showed latest; asked for, the last rank); MPI_Reduce plans the model's tree for
- * it, and a non-commutative op runs reduce-scatter. */
+ * it, and a non-commutative op runs reduce-scatter. allgather is for MPI_Allreduce and MPI_Reduce_scatter_block:
+ * every rank sends its vector (its block q) to every rank q at once and folds what it gets itself, in the ranks'
+ * order, so one latency is paid instead of lg p (short vectors on slow links); MPI_Reduce plans the model's tree. */
 /* clang-format off */
 #define REDUX_FAMILY_ALGORITHMS(X)                                                                             \
     X(RECURSIVE_DOUBLING, recursive_doubling, "recursive-doubling", 16) /* allreduce: lg p full exchanges */  \
@@ -56,7 +58,8 @@
     X(TREE_DYN,           tree_dyn,           "tree-dyn",           18) /* reduce: pairs chosen at run time */ \
     X(RING,               ring,               "ring",               19) /* ring reduce-scatter (+ allgather) */ \
     X(ARRIVAL_TREE,       arrival_tree,       "arrival-tree",       20) /* reduce: a tree for the arrivals */ \
-    X(LATE_RANK,          late_rank,          "late-rank",          21) /* one rank comes last */
+    X(LATE_RANK,          late_rank,          "late-rank",          21) /* one rank comes last */        \
+    X(ALLGATHER,          allgather,          "allgather",          22) /* every vector to every rank */
 /* clang-format on */
 
 #define REDUX_ALGORITHM_ENUMERATOR_(ENUM, name, text, value, needs) REDUX_ALGORITHM_##ENUM = value,

@@ -1,13 +1,15 @@
 // Planning an MPI_Allreduce or an MPI_Reduce_scatter_block (plan/family.hpp): a reduction along the tree plan
 // selection chooses, then the result spread from rank 0 down that tree (spread_role), or recursive halving, or
-// recursive doubling, or the ring, each with its prediction; under auto all of them, fastest predicted first, for auto
-// to measure against the MPI library's own collective.
+// recursive doubling, or the ring, or allgather, each with its prediction; under auto all of them, fastest predicted
+// first, for auto to measure against the MPI library's own collective.
 #include "api/plan_family.hpp"
 
 #include "api/planning_costs.hpp"
+#include "plan/exec_limits.hpp"
 #include "plan/select.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -54,8 +56,9 @@ SpreadRole spread_role(const Plan& plan, int ranks, int rank, int& depth, int& f
 // MPI_Allreduce and MPI_Reduce_scatter_block: the trees and algorithms `key` may run, predicted and ranked
 // (plan/family.hpp). A tree strategy asked for: its tree; a family algorithm asked for: it (recursive doubling
 // does not apply to a reduce-scatter-block, nor the ring to a non-commutative op: recursive halving instead); auto:
-// the model's tree, recursive halving, (allreduce) recursive doubling and (commutative, 3 ranks or more) the ring,
-// fastest predicted first, measured against the library's own.
+// the model's tree, recursive halving, (allreduce) recursive doubling, (commutative, 3 ranks or more) the ring and
+// (3 ranks or more, every rank's piece within ExecLimits::allgather_bytes) allgather, fastest predicted first,
+// measured against the library's own.
 void plan_family(const CommState& state, const PlanKey& key, const Costs& costs, CachedPlan& cached) {
     const int64_t least_piece_bytes = cached.op_piece_bytes;
     PlanKey tree_key = key;
@@ -69,6 +72,10 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
     if ((asked == FamilyAlgorithm::recursive_doubling && key.collective == Collective::reduce_scatter_block) ||
         ((asked == FamilyAlgorithm::ring || asked == FamilyAlgorithm::late_rank) && !key.commutative)) {
         asked = FamilyAlgorithm::reduce_scatter;
+    }
+    if (asked == FamilyAlgorithm::allgather && key.collective == Collective::allreduce &&
+        int64_t{tree_key.count} * state.size > std::numeric_limits<int>::max()) {
+        asked = FamilyAlgorithm::reduce_scatter;  // every rank's vector would not fit a count of an int
     }
     const bool automatic = key.algorithm == REDUX_ALGORITHM_AUTO;
     // MPI_Reduce's only: the model's tree
@@ -110,6 +117,9 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
                     predict_ring(state.size - 1, costs, input.latency_s, halving, Collective::reduce_scatter_block) +
                     costs.transfer_s + 2 * costs.compute_s / std::max(state.size - 1, 1) + 2 * input.latency_s;
                 break;
+            case FamilyAlgorithm::allgather:
+                tree.predicted_s = predict_allgather(state.size, costs, input.latency_s, key.collective);
+                break;
             default:
                 tree.predicted_s = predict_reduce_scatter(shape, costs, input.latency_s, halving, key.collective);
                 break;
@@ -122,6 +132,8 @@ void plan_family(const CommState& state, const PlanKey& key, const Costs& costs,
         add(FamilyAlgorithm::reduce_scatter);
         if (key.collective == Collective::allreduce) add(FamilyAlgorithm::recursive_doubling);
         if (key.commutative && state.size >= 3) add(FamilyAlgorithm::ring);
+        const int64_t gathered = key.collective == Collective::allreduce ? bytes * state.size : bytes;
+        if (state.size >= 3 && gathered <= kExecLimits.allgather_bytes) add(FamilyAlgorithm::allgather);
         std::stable_sort(trees.begin(), trees.end(),
                          [](const PlannedTree& a, const PlannedTree& b) { return a.predicted_s < b.predicted_s; });
         // After the contenders, late-rank for the rank the trials find latest, weighed only where one is

@@ -24,11 +24,12 @@ public:
     int32_t receive(Where into, int64_t begin, int64_t end, int from, int tag, int32_t a = -1) {
         return add({StepKind::receive, into, into, false, from, tag, begin, end, barrier_, {a, -1}});
     }
-    int32_t fold(Where theirs, Where mine, int64_t begin, int64_t end, bool theirs_left, int32_t a, int32_t b = -1) {
-        return add({StepKind::fold, mine, theirs, theirs_left, -1, 0, begin, end, barrier_, {a, b}});
+    int32_t fold(Where theirs, Where mine, int64_t begin, int64_t end, bool theirs_left, int32_t a, int32_t b = -1,
+                 int64_t mine_shift = 0) {
+        return add({StepKind::fold, mine, theirs, theirs_left, -1, 0, begin, end, barrier_, {a, b}, mine_shift});
     }
-    int32_t copy(Where from, Where to, int64_t begin, int64_t end, int64_t to_shift = 0) {
-        return add({StepKind::copy, to, from, false, -1, 0, begin, end, barrier_, {-1, -1}, to_shift});
+    int32_t copy(Where from, Where to, int64_t begin, int64_t end, int64_t to_shift = 0, int32_t a = -1) {
+        return add({StepKind::copy, to, from, false, -1, 0, begin, end, barrier_, {a, -1}, to_shift});
     }
 
 private:

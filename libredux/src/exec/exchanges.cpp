@@ -218,6 +218,45 @@ void build_ring(const ExecCall& call, int64_t least_piece_bytes, int64_t flight_
     }
 }
 
+void build_allgather(const ExecCall& call, std::vector<ScheduleStep>& steps) {
+    const bool allreduce = call.collective == Collective::allreduce;
+    const int p = call.size, r = call.rank;
+    const int64_t n = allreduce ? call.total() : call.count;          // a piece: the vector, or one rank's block
+    auto piece = [&](int q) { return static_cast<int64_t>(q) * n; };  // rank q's piece in vector0
+    const int64_t own = allreduce ? 0 : piece(r);                     // this rank's piece in its input
+    Builder b(steps);
+    // This rank's piece goes into vector0 first, so that recvbuf (the input, in place) may be written while the
+    // allreduce's sends go.
+    const int32_t copied = b.copy(Where::input, Where::vector0, own, own + n, piece(r) - own);
+    std::vector<int32_t> arrived(static_cast<size_t>(p), copied);
+    // From the rank k before and to the rank k after, k = 1 .. p - 1: no rank's link is everybody's first.
+    for (int k = 1; k < p; ++k) {
+        const int from = (r - k + p) % p;
+        arrived[static_cast<size_t>(from)] =
+            b.receive(Where::vector0, piece(from), piece(from) + n, from, tags::kFamily);
+    }
+    for (int k = 1; k < p; ++k) {
+        const int to = (r + k) % p;
+        if (allreduce) {
+            b.send(Where::vector0, piece(r), piece(r) + n, to, tags::kFamily, copied);
+        } else {
+            b.send(Where::input, piece(to), piece(to) + n, to, tags::kFamily);
+        }
+    }
+    // Every rank folds in one order: the last rank's piece first, each lower one joining on the left. The ranks'
+    // order, the same bits at every rank, and no copy back under a non-commutative op (exec/fold.hpp).
+    const Where acc = accumulator(call);
+    b.copy(Where::vector0, acc, piece(p - 1), piece(p - 1) + n, -piece(p - 1), arrived[static_cast<size_t>(p - 1)]);
+    for (int q = p - 2; q >= 0; --q) {
+        b.fold(Where::vector0, acc, piece(q), piece(q) + n, /*theirs_left=*/true, arrived[static_cast<size_t>(q)], -1,
+               -piece(q));
+    }
+    if (!allreduce) {  // the block, once every send from the input (recvbuf, in place) has gone
+        b.phase();
+        b.copy(acc, Where::recvbuf, 0, n);
+    }
+}
+
 void build_spread(const ExecCall& call, const SpreadRole& role, std::vector<ScheduleStep>& steps) {
     Builder b(steps);
     if (call.collective == Collective::reduce_scatter_block) {  // rank 0 sends each rank its block, all at once

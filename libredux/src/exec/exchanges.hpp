@@ -39,6 +39,10 @@ void build_ring(const ExecCall& call, int64_t least_piece_bytes, int64_t flight_
 // or `late` not a rank: build_ring.
 void build_late_rank(const ExecCall& call, int late, int64_t least_piece_bytes, int64_t flight_bytes,
                      std::vector<ScheduleStep>& steps);
+// Allgather then a local reduce (plan/family.hpp): allreduce, every rank's vector to every other rank; reduce-scatter-
+// block, block q of it to rank q; each rank folds the p pieces itself in the ranks' order. Places: vector0 holds the
+// p pieces (an allreduce's: p whole vectors), the accumulator is recvbuf (allreduce) or vector1.
+void build_allgather(const ExecCall& call, std::vector<ScheduleStep>& steps);
 // The second phase of a tree: rank 0 holds the reduction of the whole vector (allreduce: in recvbuf; reduce-
 // scatter-block: in vector0). Allreduce: role.segments pipelined pieces down the role's tree into recvbuf;
 // reduce-scatter-block: each rank's block from rank 0.

@@ -1,8 +1,8 @@
 // The executor's entry (execution.hpp). A call runs in parts, one at a time:
 //   - a reduction tree (MPI_Reduce's, or an allreduce's or reduce-scatter-block's first phase, to rank 0): the
 //     lanes of lanes.cpp;
-//   - an exchange schedule (schedule.hpp): recursive doubling or halving, the ring, or the tree's second phase,
-//     built by exchanges.cpp once per call shape and kept in the workspace;
+//   - an exchange schedule (schedule.hpp): recursive doubling or halving, the ring, allgather, late-rank, or the
+//     tree's second phase, built by exchanges.cpp once per call shape and kept in the workspace;
 //   - tree-dyn (tree_dyn.hpp).
 // progress() steps the part that runs and moves to the next part when it is done. Waiting happens in one place,
 // wait(): with more ranks than cores a rank that blocks inside an MPI library that busy-polls (Debian's MPICH
@@ -39,6 +39,7 @@ int Execution::start(const ExecPlan& plan, const ExecCall& call, Workspace& work
         case FamilyAlgorithm::reduce_scatter:
         case FamilyAlgorithm::ring:
         case FamilyAlgorithm::late_rank:
+        case FamilyAlgorithm::allgather:
             return start_schedule();
         case FamilyAlgorithm::tree_dyn:
             part_ = Part::tree_dyn;
@@ -98,6 +99,8 @@ int Execution::start_schedule() {
             build_recursive_doubling(call, state.steps);
         } else if (plan_->algorithm == FamilyAlgorithm::ring) {
             build_ring(call, plan_->least_piece_bytes, plan_->flight_bytes, state.steps);
+        } else if (plan_->algorithm == FamilyAlgorithm::allgather) {
+            build_allgather(call, state.steps);
         } else if (plan_->algorithm == FamilyAlgorithm::late_rank) {
             build_late_rank(call, plan_->late_rank, plan_->least_piece_bytes, plan_->flight_bytes, state.steps);
         } else {
@@ -107,10 +110,14 @@ int Execution::start_schedule() {
         state.built = true;
     }
     // Recursive doubling, halving and the ring: the data received and (not an allreduce) the accumulator; a tree's
-    // spread of a reduce-scatter-block: rank 0's result, made by start_tree.
-    const int vectors = spread ? (call.collective == Collective::reduce_scatter_block && call.rank == 0 ? 1 : 0) : 2;
+    // spread of a reduce-scatter-block: rank 0's result, made by start_tree; allgather's allreduce: every rank's
+    // vector, in one (the plan keeps size x count within an int: plan_family).
+    const bool gathers = plan_->algorithm == FamilyAlgorithm::allgather && call.collective == Collective::allreduce;
+    const int vectors =
+        spread ? (call.collective == Collective::reduce_scatter_block && call.rank == 0 ? 1 : 0) : (gathers ? 1 : 2);
+    const int elements = gathers ? call.total() * call.size : call.total();
     static const std::vector<void*> kNone;
-    const std::vector<void*>& origins = vectors > 0 ? ws_->vectors.ensure(call.layout, call.total(), vectors) : kNone;
+    const std::vector<void*>& origins = vectors > 0 ? ws_->vectors.ensure(call.layout, elements, vectors) : kNone;
     part_ = Part::schedule;
     schedule_.start(call, state, origins, plan_->knobs.chunk_bytes, ws_->pack_scratch, timeline_);
     return MPI_SUCCESS;

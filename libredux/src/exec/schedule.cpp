@@ -81,7 +81,8 @@ int ScheduleRunner::compute(int32_t i, bool& complete) {
     const int64_t first = step.begin + folded_;
     const int n = static_cast<int>(std::min(per_chunk_, step.end - first));
     if (timeline_ != nullptr) timeline_->event(TimelineEvent::fold, i, -1, first, first + n);
-    REDUX_MPI(fold_elements(from, to, first, n, step.theirs_left, *call_, *pack_scratch_));
+    REDUX_MPI(fold_elements(from, at_offset(to, step.to_shift * call_->layout.extent), first, n, step.theirs_left,
+                            *call_, *pack_scratch_));
     if (timeline_ != nullptr) timeline_->event(TimelineEvent::folded, i, -1, first, first + n);
     folded_ += n;
     complete = step.begin + folded_ >= step.end;

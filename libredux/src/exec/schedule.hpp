@@ -35,7 +35,7 @@ struct ScheduleStep {
     int64_t begin = 0, end = 0;   // the elements
     int32_t barrier = 0;          // every step before this one completes first
     int32_t after[2] = {-1, -1};  // and these (-1: none)
-    int64_t to_shift = 0;         // copy: the elements land at [begin + to_shift, end + to_shift)
+    int64_t to_shift = 0;         // copy: the elements land at [begin + to_shift, end + to_shift); fold: mine is there
 };
 
 // What the steps were built for: a call with the same key runs them again.

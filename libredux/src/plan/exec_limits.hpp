@@ -36,6 +36,9 @@ struct ExecLimits {
     // Tree-dyn makes a scratch buffer for every rank at its first call where they take at most this many bytes
     // together: a rank can be told to receive from all the others.
     int64_t tree_dyn_prepared_bytes = int64_t{1} << 20;
+    // Allgather then a local reduce keeps every rank's piece at every rank (allreduce: ranks x vector bytes;
+    // reduce-scatter-block: the vector): auto weighs it only where that stays within this.
+    int64_t allgather_bytes = int64_t{1} << 20;
 };
 
 inline constexpr ExecLimits kExecLimits{};

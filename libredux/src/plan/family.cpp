@@ -42,6 +42,8 @@ std::optional<FamilyAlgorithm> family_of(int algorithm) {
             return FamilyAlgorithm::arrival_tree;
         case REDUX_ALGORITHM_LATE_RANK:
             return FamilyAlgorithm::late_rank;
+        case REDUX_ALGORITHM_ALLGATHER:
+            return FamilyAlgorithm::allgather;
         default:
             return std::nullopt;
     }
@@ -54,6 +56,7 @@ std::optional<FamilyAlgorithm> parse_family(std::string_view name) {
     if (name == "ring") return FamilyAlgorithm::ring;
     if (name == "arrival-tree" || name == "arrival_tree") return FamilyAlgorithm::arrival_tree;
     if (name == "late-rank" || name == "late_rank") return FamilyAlgorithm::late_rank;
+    if (name == "allgather") return FamilyAlgorithm::allgather;
     return std::nullopt;
 }
 
@@ -71,6 +74,8 @@ std::string_view family_name(FamilyAlgorithm algorithm) {
             return "arrival-tree";
         case FamilyAlgorithm::late_rank:
             return "late-rank";
+        case FamilyAlgorithm::allgather:
+            return "allgather";
         case FamilyAlgorithm::tree:
             break;
     }
@@ -89,6 +94,8 @@ redux_algorithm public_family(FamilyAlgorithm algorithm) {
             return REDUX_ALGORITHM_ARRIVAL_TREE;
         case FamilyAlgorithm::late_rank:
             return REDUX_ALGORITHM_LATE_RANK;
+        case FamilyAlgorithm::allgather:
+            return REDUX_ALGORITHM_ALLGATHER;
         case FamilyAlgorithm::reduce_scatter:
         case FamilyAlgorithm::tree:
             break;
@@ -214,6 +221,16 @@ double predict_ring(int32_t ranks, const Costs& costs, double latency_s, const H
         }
     }
     return end;
+}
+
+double predict_allgather(int32_t ranks, const Costs& costs, double latency_s, Collective collective) {
+    const int32_t p = std::max(ranks, 1);
+    const double piece = collective == Collective::reduce_scatter_block ? 1.0 / p : 1.0;
+    const double piece_move = move(costs, latency_s, piece) - latency_s;
+    const double piece_fold = fold(costs, piece);
+    double core = 0;
+    for (int32_t j = 1; j < p; ++j) core = std::max(core, latency_s + j * piece_move) + piece_fold;
+    return core;
 }
 
 double predict_tree_then_spread(double reduce_s, const FamilyShape& shape, const Costs& costs, double latency_s,

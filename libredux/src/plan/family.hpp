@@ -39,7 +39,8 @@ enum class Collective : uint8_t { reduce, allreduce, reduce_scatter_block };
 
 // What runs a family call (PlannedTree::family): a reduction tree of the plan (then a broadcast down the same
 // tree, or a scatter from the root), recursive doubling, or recursive halving (then an allgather); and MPI_Reduce's
-// tree-dyn, whose pairs are chosen at run time; and the ring (commutative ops: see below).
+// tree-dyn, whose pairs are chosen at run time; the ring (commutative ops: see below); and allgather then a local
+// reduce (every rank folds every rank's piece itself).
 // arrival_tree runs as a tree (its program); only its name differs.
 enum class FamilyAlgorithm : uint8_t {
     tree,
@@ -48,7 +49,8 @@ enum class FamilyAlgorithm : uint8_t {
     tree_dyn,
     ring,
     arrival_tree,
-    late_rank
+    late_rank,
+    allgather
 };
 
 // The public values and names of the non-tree algorithms (REDUX_FAMILY_ALGORITHMS, redux/algorithms.h).
@@ -121,6 +123,10 @@ double predict_reduce_scatter(const FamilyShape& shape, const Costs& costs, doub
 // a link that moves one piece at a time and a core that folds one at a time; neighbours alike.
 double predict_ring(int32_t ranks, const Costs& costs, double latency_s, const HalvingPieces& pieces,
                     Collective collective);
+// Allgather then a local reduce on `ranks` ranks (allreduce: every rank's whole vector to every other rank; reduce-
+// scatter-block: block q of it to rank q): the p - 1 messages leave at once and share the rank's link, arriving one
+// after the other, and each is folded once it is in and the fold before it is done.
+double predict_allgather(int32_t ranks, const Costs& costs, double latency_s, Collective collective);
 // A reduction tree predicted to take `reduce_s` to rank 0, then the result down a tree of `depth` levels whose
 // widest rank has `fan_out` children, in `segments` pipelined pieces (allreduce), or scattered from the root
 // (reduce-scatter-block: each rank's 1/p of the vector, one after the other).
